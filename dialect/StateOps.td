@@ -1,0 +1,73 @@
+//===- StateOps.td - the paged fp32 state pool ------------*- tablegen -*-===//
+
+#ifndef GDN_STATE_OPS_TD
+#define GDN_STATE_OPS_TD
+
+include "GDNDialect.td"
+include "GDNTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def GDN_PageLookupOp : GDN_Op<"page_lookup"> {
+  let summary = "pool page id of a sequence's n-th page in a CSR page table";
+  let description = [{
+    Returns `page_indices[page_indptr[seq] + page]` as an index: sequence
+    `seq` owns `page_indices[page_indptr[seq] .. page_indptr[seq + 1])`.
+    No bounds are checked here; the driver validates the page table before
+    a launch (SPEC.md's preconditions).
+
+    ```mlir
+    %pid = gdn.page_lookup %page_indices, %page_indptr[%b, %n]
+        : memref<?xi32>, memref<?xi32>
+    ```
+  }];
+  let arguments = (ins Arg<GDN_IndexArray, "page ids", [MemRead]>:$page_indices,
+                       Arg<GDN_IndexArray, "CSR offsets", [MemRead]>:$page_indptr,
+                       Index:$seq, Index:$page);
+  let results = (outs Index:$result);
+  let assemblyFormat = [{
+    $page_indices `,` $page_indptr `[` $seq `,` $page `]` attr-dict
+    `:` type($page_indices) `,` type($page_indptr)
+  }];
+}
+
+def GDN_StateLoadOp : GDN_Op<"state_load"> {
+  let summary = "read one head's fp32 [V, K] state from a pool page";
+  let description = [{
+    Reads `pool[page, head, :, :]` of a `[P, HV, V, K]` fp32 pool as a tile.
+    V and K are each 64 or 128.
+
+    ```mlir
+    %m = gdn.state_load %pool[%pid, %hv]
+        : memref<?x?x128x128xf32> -> tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[F32], [4]>, "pool", [MemRead]>:$pool,
+                       Index:$page, Index:$head);
+  let results = (outs GDN_F32Matrix:$result);
+  let assemblyFormat = [{
+    $pool `[` $page `,` $head `]` attr-dict `:` type($pool) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def GDN_StateStoreOp : GDN_Op<"state_store"> {
+  let summary = "write one head's fp32 [V, K] state to a pool page";
+  let description = [{
+    Writes `value` to `pool[page, head, :, :]`; the inverse of
+    `gdn.state_load`, with the same shape rules.
+
+    ```mlir
+    gdn.state_store %m, %pool[%pid, %hv]
+        : tensor<128x128xf32>, memref<?x?x128x128xf32>
+    ```
+  }];
+  let arguments = (ins GDN_F32Matrix:$value,
+                       Arg<MemRefRankOf<[F32], [4]>, "pool", [MemWrite]>:$pool,
+                       Index:$page, Index:$head);
+  let assemblyFormat = [{
+    $value `,` $pool `[` $page `,` $head `]` attr-dict `:` type($value) `,` type($pool)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // GDN_STATE_OPS_TD

@@ -1,0 +1,33 @@
+//===- StateOps.cpp - verifiers of paged state loads and stores -----------===//
+
+#include "gdn/Dialect/GDNDialect.h"
+
+using namespace mlir;
+using namespace mlir::gdn;
+
+// A state tile is one head's [V, K] fp32 matrix, V and K in {64, 128}, and
+// must match the pool's last two dimensions where those are static.
+static LogicalResult verifyStateTile(Operation *op, MemRefType pool,
+                                     RankedTensorType tile) {
+  for (int i = 0; i < 2; ++i) {
+    int64_t size = tile.getDimSize(i);
+    if (size != 64 && size != 128)
+      return op->emitOpError() << "state tile dimension " << i << " ("
+                               << (i == 0 ? "V" : "K") << ") is " << size
+                               << ", expected 64 or 128";
+    int64_t extent = pool.getDimSize(2 + i);
+    if (!ShapedType::isDynamic(extent) && extent != size)
+      return op->emitOpError() << "state tile " << tile
+                               << " does not match pool dimension " << 2 + i
+                               << " (" << extent << ")";
+  }
+  return success();
+}
+
+LogicalResult StateLoadOp::verify() {
+  return verifyStateTile(*this, getPool().getType(), getResult().getType());
+}
+
+LogicalResult StateStoreOp::verify() {
+  return verifyStateTile(*this, getPool().getType(), getValue().getType());
+}

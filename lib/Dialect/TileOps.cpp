@@ -1,0 +1,55 @@
+//===- TileOps.cpp - verifiers of tile loads and stores -------------------===//
+
+#include "gdn/Dialect/GDNDialect.h"
+
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::gdn;
+
+// Shared rules of gdn.tile_load / gdn.tile_store: one index per memref
+// dimension, one memref dimension per tile dimension (distinct, in range),
+// equal element types, and a tile that fits where the memref is static.
+static LogicalResult verifyTileAccess(Operation *op, MemRefType memref,
+                                      RankedTensorType tile,
+                                      size_t numIndices,
+                                      ArrayRef<int64_t> dims) {
+  int64_t rank = memref.getRank();
+  if (static_cast<int64_t>(numIndices) != rank)
+    return op->emitOpError() << "expects " << rank << " indices for a rank-"
+                             << rank << " memref, got " << numIndices;
+  if (static_cast<int64_t>(dims.size()) != tile.getRank())
+    return op->emitOpError() << "'dims' has " << dims.size()
+                             << " entries but the tile has rank "
+                             << tile.getRank();
+  llvm::SmallSet<int64_t, 4> seen;
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= rank)
+      return op->emitOpError() << "dims[" << i << "] = " << d
+                               << " is not a dimension of the rank-" << rank
+                               << " memref";
+    if (!seen.insert(d).second)
+      return op->emitOpError() << "dims names memref dimension " << d
+                               << " twice";
+    int64_t extent = memref.getDimSize(d);
+    if (!ShapedType::isDynamic(extent) && tile.getDimSize(i) > extent)
+      return op->emitOpError()
+             << "tile dimension " << i << " (" << tile.getDimSize(i)
+             << ") exceeds memref dimension " << d << " (" << extent << ")";
+  }
+  if (tile.getElementType() != memref.getElementType())
+    return op->emitOpError() << "tile element type " << tile.getElementType()
+                             << " differs from memref element type "
+                             << memref.getElementType();
+  return success();
+}
+
+LogicalResult TileLoadOp::verify() {
+  return verifyTileAccess(*this, getSource().getType(), getResult().getType(),
+                          getIndices().size(), getDims());
+}
+
+LogicalResult TileStoreOp::verify() {
+  return verifyTileAccess(*this, getDest().getType(), getValue().getType(),
+                          getIndices().size(), getDims());
+}

@@ -1,0 +1,16 @@
+//===- InitAll.cpp - dialects every gdn tool registers --------------------===//
+
+#include "gdn/InitAll/InitAll.h"
+#include "gdn/Dialect/GDNDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+
+void mlir::gdn::registerGDNDialects(DialectRegistry &registry) {
+  // Every upstream dialect with its interfaces: kernels mix gdn with func,
+  // scf, arith, math, tensor and memref, and the pipelines reach llvm / nvvm.
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<GDNDialect>();
+}

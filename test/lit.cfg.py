@@ -1,0 +1,25 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "GDN"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gdn_obj_root, "test")
+
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%gdn_libs", os.path.join(config.gdn_obj_root, "lib")))
+config.substitutions.append(("%gdn_src", config.gdn_src_root))
+config.substitutions.append(("%kernels", os.path.join(config.gdn_src_root, "kernels")))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [os.path.join(config.gdn_obj_root, "bin"), config.llvm_tools_dir]
+tools = ["gdn-opt", "gdn-run", "mlir-opt", "mlir-runner"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
