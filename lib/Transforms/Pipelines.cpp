@@ -3,6 +3,7 @@
 #include "gdn/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -15,7 +16,10 @@
 using namespace mlir;
 
 void gdn::buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &) {
-  // Tile program -> linalg on tensors.
+  // Tile program -> linalg on tensors. Kernels call a shared per-chunk
+  // function; inlining it first gives bufferization one body per kernel.
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
   pm.addPass(createGDNProgramIdsToArgs());
   pm.addPass(createConvertGDNToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
@@ -26,6 +30,8 @@ void gdn::buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &) {
   // Tensors -> buffers, with deallocation of the temporaries.
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  // The state carried across chunks is a fresh buffer each iteration.
+  bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
@@ -35,6 +41,11 @@ void gdn::buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &) {
 
   // Buffers -> loops -> LLVM.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // bf16 <-> f32 as integer ops: no dependence on compiler-rt's
+  // __truncsfbf2, which the JIT's host process may not provide.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

@@ -1,0 +1,73 @@
+//===- KernelCompiler.h - compile and run gdn kernels on the CPU -*- C++ -*-===//
+//
+// The driver's view of the compiler: specialise a kernel file, lower it with
+// the gdn pipelines, print any stage, JIT it and launch it over a grid.
+// No MLIR header leaks from here (pimpl), so tools that include it build fast.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_COMPILER_KERNELCOMPILER_H
+#define GDN_COMPILER_KERNELCOMPILER_H
+
+#include "gdn/Runtime/KernelArgs.h"
+#include "gdn/TensorIO/DType.h"
+#include "gdn/TensorIO/Status.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gdn {
+
+/// The shape parameters a kernel file binds through its type aliases.
+struct KernelShape {
+  int64_t K = 128;            // key head size
+  int64_t V = 128;            // value head size
+  DType io = DType::BF16;     // q / k / v / o storage type
+};
+
+/// Re-binds the kernel's shape aliases (`!qk_mem = ...` etc.) to `shape`.
+/// Lines defining other aliases and the rest of the file are untouched.
+std::string specializeKernelSource(const std::string &source,
+                                   const KernelShape &shape);
+
+struct CompileOptions {
+  std::string kernelPath;     // a .mlir file
+  KernelShape shape;
+  bool printIRAfterAll = false; // every stage of the pipeline to stderr
+};
+
+enum class EmitKind { TileIR, LLVMDialect, LLVMIR };
+
+class CPUKernel {
+public:
+  ~CPUKernel();
+  /// Reads, specialises, verifies and lowers the kernel; diagnostics (with
+  /// file locations) go to stderr and the returned message.
+  static Status compile(const CompileOptions &options,
+                        std::unique_ptr<CPUKernel> &result);
+
+  /// The kernel at a stage: the specialised tile program, the lowered LLVM
+  /// dialect module, or LLVM IR.
+  Status emit(EmitKind kind, std::string &text) const;
+
+  /// Checks `args` against the entry's signature (count, element types,
+  /// static dimensions) and names the first mismatch.
+  Status checkArguments(const std::string &entry,
+                        const std::vector<KernelArg> &args) const;
+
+  /// JIT-compiles on first use, then runs `entry` once per grid point on
+  /// `threads` threads. Programs of one launch must not write the same memory.
+  Status launch(const std::string &entry, const std::vector<KernelArg> &args,
+                Grid grid, int threads);
+
+  struct Impl;
+
+private:
+  explicit CPUKernel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace gdn
+
+#endif // GDN_COMPILER_KERNELCOMPILER_H

@@ -1,0 +1,72 @@
+//===- KernelArgs.h - arguments of a compiled kernel ------------*- C++ -*-===//
+//
+// What a driver hands to a compiled kernel, independent of the backend: dense
+// row-major buffers (passed as memrefs) and scalars. MLIR-free, so a
+// runtime-only build can use it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_RUNTIME_KERNELARGS_H
+#define GDN_RUNTIME_KERNELARGS_H
+
+#include "gdn/TensorIO/DType.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gdn {
+
+struct KernelArg {
+  enum class Kind { Buffer, Index, F32, I1 };
+  Kind kind = Kind::Index;
+  std::string name;           // for error messages: the tensor or flag name
+  void *data = nullptr;       // Buffer: first element
+  DType dtype = DType::F32;   // Buffer: element type
+  std::vector<int64_t> shape; // Buffer: dense row-major shape
+  int64_t index = 0;          // Index
+  float f32 = 0.0f;           // F32
+  bool i1 = false;            // I1
+
+  static KernelArg buffer(std::string name, void *data, DType dtype,
+                          std::vector<int64_t> shape) {
+    KernelArg a;
+    a.kind = Kind::Buffer;
+    a.name = std::move(name);
+    a.data = data;
+    a.dtype = dtype;
+    a.shape = std::move(shape);
+    return a;
+  }
+  static KernelArg indexValue(std::string name, int64_t v) {
+    KernelArg a;
+    a.kind = Kind::Index;
+    a.name = std::move(name);
+    a.index = v;
+    return a;
+  }
+  static KernelArg f32Value(std::string name, float v) {
+    KernelArg a;
+    a.kind = Kind::F32;
+    a.name = std::move(name);
+    a.f32 = v;
+    return a;
+  }
+  static KernelArg i1Value(std::string name, bool v) {
+    KernelArg a;
+    a.kind = Kind::I1;
+    a.name = std::move(name);
+    a.i1 = v;
+    return a;
+  }
+};
+
+/// A launch grid of up to three axes (program ids 0, 1, 2).
+struct Grid {
+  int64_t x = 1, y = 1, z = 1;
+  int64_t size() const { return x * y * z; }
+};
+
+} // namespace gdn
+
+#endif // GDN_RUNTIME_KERNELARGS_H

@@ -1,0 +1,268 @@
+//===- KernelCompiler.cpp - parse, lower, JIT and launch on the CPU -------===//
+
+#include "gdn/Compiler/KernelCompiler.h"
+#include "JitRuntimeSymbols.h"
+#include "gdn/InitAll/InitAll.h"
+#include "gdn/Runtime/MemRefDescriptor.h"
+#include "gdn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <thread>
+
+using namespace gdn;
+
+struct CPUKernel::Impl {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> tileModule;
+  mlir::OwningOpRef<mlir::ModuleOp> llvmModule;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::string specialisedSource;
+
+  explicit Impl(mlir::DialectRegistry &registry) : context(registry) {}
+};
+
+CPUKernel::CPUKernel(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+CPUKernel::~CPUKernel() = default;
+
+namespace {
+/// Collects diagnostics printed with source locations into a string that is
+/// also returned to the caller.
+struct CapturedDiagnostics {
+  std::string text;
+  llvm::raw_string_ostream os{text};
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> handler;
+
+  explicit CapturedDiagnostics(mlir::MLIRContext &ctx) {
+    handler = std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr,
+                                                                 &ctx, os);
+  }
+};
+
+std::string describeType(mlir::Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+mlir::Type elementTypeFor(mlir::MLIRContext &ctx, DType dtype) {
+  mlir::Builder b(&ctx);
+  switch (dtype) {
+  case DType::BF16: return b.getBF16Type();
+  case DType::F16: return b.getF16Type();
+  case DType::F32: return b.getF32Type();
+  case DType::F64: return b.getF64Type();
+  case DType::I32: return b.getI32Type();
+  case DType::I64: return b.getI64Type();
+  }
+  return {};
+}
+} // namespace
+
+Status CPUKernel::compile(const CompileOptions &options,
+                          std::unique_ptr<CPUKernel> &result) {
+  std::string error;
+  auto file = mlir::openInputFile(options.kernelPath, &error);
+  if (!file)
+    return Status::error("cannot read kernel file '" + options.kernelPath +
+                         "': " + error);
+
+  mlir::DialectRegistry registry;
+  mlir::gdn::registerGDNDialects(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  auto impl = std::make_unique<Impl>(registry);
+  impl->context.loadAllAvailableDialects();
+  impl->specialisedSource =
+      specializeKernelSource(file->getBuffer().str(), options.shape);
+
+  CapturedDiagnostics diags(impl->context);
+  diags.sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(impl->specialisedSource,
+                                           options.kernelPath),
+      llvm::SMLoc());
+  impl->tileModule =
+      mlir::parseSourceFile<mlir::ModuleOp>(diags.sourceMgr, &impl->context);
+  if (!impl->tileModule)
+    return Status::error("kernel '" + options.kernelPath +
+                         "' does not parse or verify:\n" + diags.text);
+
+  impl->llvmModule = impl->tileModule->clone();
+  mlir::PassManager pm(&impl->context);
+  if (options.printIRAfterAll) {
+    impl->context.disableMultithreading();
+    pm.enableIRPrinting();
+  }
+  mlir::gdn::buildCPUPipeline(pm, {});
+  if (mlir::failed(pm.run(*impl->llvmModule)))
+    return Status::error("lowering kernel '" + options.kernelPath +
+                         "' for the CPU failed:\n" + diags.text);
+  result.reset(new CPUKernel(std::move(impl)));
+  return Status::success();
+}
+
+Status CPUKernel::emit(EmitKind kind, std::string &text) const {
+  llvm::raw_string_ostream os(text);
+  switch (kind) {
+  case EmitKind::TileIR:
+    os << impl->specialisedSource;
+    return Status::success();
+  case EmitKind::LLVMDialect:
+    impl->llvmModule->print(os);
+    return Status::success();
+  case EmitKind::LLVMIR: {
+    llvm::LLVMContext llvmContext;
+    auto module = mlir::translateModuleToLLVMIR(*impl->llvmModule, llvmContext);
+    if (!module)
+      return Status::error("translation of the lowered kernel to LLVM IR failed");
+    module->print(os, nullptr);
+    return Status::success();
+  }
+  }
+  return Status::error("unknown emit kind");
+}
+
+Status CPUKernel::checkArguments(const std::string &entry,
+                                 const std::vector<KernelArg> &args) const {
+  auto func = impl->tileModule->lookupSymbol<mlir::func::FuncOp>(entry);
+  if (!func || func.isExternal())
+    return Status::error("the kernel has no entry function @" + entry);
+  auto inputs = func.getFunctionType().getInputs();
+  if (inputs.size() != args.size())
+    return Status::error("kernel @" + entry + " takes " +
+                         std::to_string(inputs.size()) + " arguments, the " +
+                         "driver passes " + std::to_string(args.size()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg &arg = args[i];
+    mlir::Type type = inputs[i];
+    std::string where = "kernel @" + entry + " argument " + std::to_string(i) +
+                        " (" + arg.name + ") is " + describeType(type);
+    if (arg.kind != KernelArg::Kind::Buffer) {
+      bool ok = (arg.kind == KernelArg::Kind::Index && type.isIndex()) ||
+                (arg.kind == KernelArg::Kind::F32 && type.isF32()) ||
+                (arg.kind == KernelArg::Kind::I1 && type.isInteger(1));
+      if (!ok)
+        return Status::error(where + ", not the scalar the driver passes");
+      continue;
+    }
+    auto memref = mlir::dyn_cast<mlir::MemRefType>(type);
+    if (!memref)
+      return Status::error(where + ", but the driver passes a tensor");
+    if (memref.getRank() != static_cast<int64_t>(arg.shape.size()))
+      return Status::error(where + ", got a tensor of rank " +
+                           std::to_string(arg.shape.size()));
+    if (memref.getElementType() != elementTypeFor(impl->context, arg.dtype))
+      return Status::error(where + ", got " + dtypeName(arg.dtype) +
+                           " elements");
+    for (int64_t d = 0; d < memref.getRank(); ++d) {
+      int64_t want = memref.getDimSize(d);
+      if (!mlir::ShapedType::isDynamic(want) && want != arg.shape[d])
+        return Status::error(where + ", got dimension " + std::to_string(d) +
+                             " of size " + std::to_string(arg.shape[d]));
+    }
+  }
+  return Status::success();
+}
+
+Status CPUKernel::launch(const std::string &entry,
+                         const std::vector<KernelArg> &args, Grid grid,
+                         int threads) {
+  if (Status s = checkArguments(entry, args); !s.ok())
+    return s;
+  if (!impl->engine) {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    mlir::ExecutionEngineOptions engineOptions;
+    engineOptions.transformer = mlir::makeOptimizingTransformer(
+        /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+    auto engine = mlir::ExecutionEngine::create(*impl->llvmModule, engineOptions);
+    if (!engine) {
+      std::string msg;
+      llvm::raw_string_ostream os(msg);
+      os << engine.takeError();
+      return Status::error("JIT compilation failed: " + msg);
+    }
+    impl->engine = std::move(*engine);
+    impl->engine->registerSymbols(jitRuntimeSymbols);
+  }
+  auto fn = impl->engine->lookupPacked("_mlir_ciface_" + entry);
+  if (!fn) {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    os << fn.takeError();
+    return Status::error("cannot find kernel @" + entry +
+                         " in the JIT-compiled module (does it carry "
+                         "attributes {llvm.emit_c_interface}?): " + msg);
+  }
+
+  // Argument storage shared by all threads; program ids are per thread.
+  std::vector<MemRefDescriptor> descriptors;
+  descriptors.reserve(args.size());
+  struct Slot {
+    void *pointer = nullptr;
+    int64_t index = 0;
+    float f32 = 0;
+    bool i1 = false;
+  };
+  std::vector<Slot> slots(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg &a = args[i];
+    switch (a.kind) {
+    case KernelArg::Kind::Buffer:
+      descriptors.emplace_back(a.data, a.shape);
+      slots[i].pointer = descriptors.back().get();
+      break;
+    case KernelArg::Kind::Index: slots[i].index = a.index; break;
+    case KernelArg::Kind::F32: slots[i].f32 = a.f32; break;
+    case KernelArg::Kind::I1: slots[i].i1 = a.i1; break;
+    }
+  }
+  auto packed = *fn;
+  auto worker = [&](int64_t first, int64_t last) {
+    int64_t pid[3];
+    std::vector<void *> packedArgs;
+    for (size_t i = 0; i < args.size(); ++i) {
+      switch (args[i].kind) {
+      case KernelArg::Kind::Buffer: packedArgs.push_back(&slots[i].pointer); break;
+      case KernelArg::Kind::Index: packedArgs.push_back(&slots[i].index); break;
+      case KernelArg::Kind::F32: packedArgs.push_back(&slots[i].f32); break;
+      case KernelArg::Kind::I1: packedArgs.push_back(&slots[i].i1); break;
+      }
+    }
+    for (int64_t &p : pid)
+      packedArgs.push_back(&p);
+    for (int64_t linear = first; linear < last; ++linear) {
+      pid[0] = linear % grid.x;
+      pid[1] = (linear / grid.x) % grid.y;
+      pid[2] = linear / (grid.x * grid.y);
+      packed(packedArgs.data());
+    }
+  };
+  int64_t total = grid.size();
+  int64_t n = std::max<int64_t>(1, std::min<int64_t>(threads, total));
+  std::vector<std::thread> pool;
+  for (int64_t t = 0; t < n; ++t)
+    pool.emplace_back(worker, total * t / n, total * (t + 1) / n);
+  for (auto &th : pool)
+    th.join();
+  return Status::success();
+}

@@ -1,0 +1,56 @@
+//===- KernelSpecialization.cpp - bind a kernel's shape aliases -----------===//
+//
+// Kernel files name every shaped type through a few type aliases at their
+// top, written for K = V = 128 and bf16. Specialising a kernel re-binds those
+// alias lines; everything else, including line numbers (diagnostics point at
+// the user's file), stays as written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Compiler/KernelCompiler.h"
+
+#include <map>
+#include <sstream>
+
+using namespace gdn;
+
+static std::string mlirElementType(DType dtype) {
+  return dtype == DType::F16 ? "f16" : dtype == DType::F32 ? "f32" : "bf16";
+}
+
+std::string gdn::specializeKernelSource(const std::string &source,
+                                        const KernelShape &shape) {
+  const std::string io = mlirElementType(shape.io);
+  const std::string k = std::to_string(shape.K), v = std::to_string(shape.V);
+  const std::map<std::string, std::string> aliases = {
+      {"qk_mem", "memref<?x?x" + k + "x" + io + ">"},
+      {"v_mem", "memref<?x?x" + v + "x" + io + ">"},
+      {"pool_mem", "memref<?x?x" + v + "x" + k + "xf32>"},
+      {"qk_in", "tensor<64x" + k + "x" + io + ">"},
+      {"v_in", "tensor<64x" + v + "x" + io + ">"},
+      {"qk_tile", "tensor<64x" + k + "xf32>"},
+      {"v_tile", "tensor<64x" + v + "xf32>"},
+      {"state", "tensor<" + v + "x" + k + "xf32>"},
+  };
+  std::istringstream in(source);
+  std::string out, line;
+  while (std::getline(in, line)) {
+    // "!name = type   // comment" at the start of a line.
+    if (line.size() > 1 && line[0] == '!') {
+      size_t end = line.find_first_of(" =", 1);
+      auto it = aliases.find(line.substr(1, end == std::string::npos
+                                                ? std::string::npos
+                                                : end - 1));
+      size_t eq = line.find('=');
+      if (it != aliases.end() && eq != std::string::npos) {
+        size_t comment = line.find("//");
+        std::string tail =
+            comment == std::string::npos ? "" : "   " + line.substr(comment);
+        line = line.substr(0, eq + 1) + " " + it->second + tail;
+      }
+    }
+    out += line;
+    out += '\n';
+  }
+  return out;
+}

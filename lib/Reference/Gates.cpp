@@ -1,0 +1,30 @@
+//===- Gates.cpp - Gate and normalisation formulas of SPEC.md -------------===//
+#include "gdn/Reference/Gates.h"
+
+#include <cmath>
+
+namespace gdn {
+
+double softplus(double x) { return x <= 20.0 ? std::log1p(std::exp(x)) : x; }
+
+double sigmoid(double x) {
+  if (x >= 0)
+    return 1.0 / (1.0 + std::exp(-x));
+  const double e = std::exp(x);
+  return e / (1.0 + e);
+}
+
+double rawLogDecay(double a, double aLog, double dtBias) {
+  return -std::exp(aLog) * softplus(a + dtBias);
+}
+
+void l2NormalizeInPlace(double *row, int64_t length) {
+  double sumSquares = 0;
+  for (int64_t i = 0; i < length; ++i)
+    sumSquares += row[i] * row[i];
+  const double inverseNorm = 1.0 / std::sqrt(sumSquares + kL2NormEpsilon);
+  for (int64_t i = 0; i < length; ++i)
+    row[i] *= inverseNorm;
+}
+
+} // namespace gdn

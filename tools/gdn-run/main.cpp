@@ -1,0 +1,322 @@
+//===- main.cpp - gdn-run: compile a GDN kernel, run it, check it ---------===//
+//
+// With no argument: the built-in default problem (Qwen3-Next heads, a paged
+// pool with prefixes) on the best backend present, checked against the
+// float64 reference. See `gdn-run --help` and the README.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Check.h"
+#include "Launch.h"
+#include "Problem.h"
+
+#include "gdn/Compiler/KernelCompiler.h"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#ifndef GDN_KERNELS_DIR
+#define GDN_KERNELS_DIR "kernels"
+#endif
+
+using namespace gdn;
+using namespace gdn::run;
+
+namespace {
+
+constexpr int kExitFail = 1;    // ran, but outside tolerance
+constexpr int kExitRefused = 2; // bad arguments or inputs: nothing ran
+
+struct Options {
+  std::string backend = "auto";
+  std::string kernel = "gdn_chunked";
+  std::string kernelsDir;
+  std::string emit;
+  std::string outputFile;
+  bool printIRAfterAll = false;
+  std::string inputs, outputs, saveInputs;
+  bool check = false;
+  CallFlags flags;
+  double scale = 0;
+  std::string gateDomain = "linear";
+  GenConfig gen = defaultConfig();
+  std::string interface = "paged";
+  std::string dtype = "bf16";
+  int64_t headDim = 0;
+  uint64_t seed = 0;
+  int threads = 0;
+  double tolerance = 5e-3;
+};
+
+int refuse(const std::string &message) {
+  std::fprintf(stderr, "gdn-run: error: %s\n", message.c_str());
+  return kExitRefused;
+}
+
+std::string kernelPath(const Options &o) {
+  const std::string &k = o.kernel;
+  if (k.size() > 5 && k.substr(k.size() - 5) == ".mlir")
+    return k;
+  std::string dir = o.kernelsDir;
+  if (dir.empty()) {
+    const char *env = std::getenv("GDN_KERNELS_DIR");
+    dir = env ? env : GDN_KERNELS_DIR;
+  }
+  return dir + "/" + k + ".mlir";
+}
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+std::string describe(const Problem &p) {
+  std::ostringstream s;
+  const GdnDims &d = p.dims;
+  s << (p.interface == Interface::Pool ? "pool" : "paged")
+    << " interface, B=" << p.batch() << " sequences, T=" << d.T
+    << " new tokens, H=" << d.H << " HV=" << d.HV() << " K=" << d.K
+    << " V=" << d.V << " " << dtypeName(p.tensors.at("q").dtype) << ", pool "
+    << p.tensors.at("state_pool").shape[0] << " rows";
+  if (p.interface == Interface::Paged) {
+    s << ", page_size " << p.flags.pageSize << ", gate "
+      << (p.flags.useGateInKernel ? "raw (in kernel)"
+          : p.flags.gateDomain == GateDomain::Log ? "log"
+                                                  : "linear")
+      << (p.flags.betaIsLogit ? ", beta logit" : "")
+      << (p.flags.qkL2norm ? ", l2norm" : "");
+  }
+  return s.str();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  CLI::App app{"gdn-run: compile a chunked Gated DeltaNet prefill kernel, run "
+               "it and check it against the float64 reference.\nWith no "
+               "arguments: the built-in default problem."};
+  app.add_option("--backend", o.backend, "cpu, cuda, or auto (cuda when "
+                 "available, else cpu)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  app.add_option("--kernel", o.kernel, "kernel NAME (in the kernels directory) "
+                 "or FILE.mlir")->capture_default_str();
+  app.add_option("--kernels-dir", o.kernelsDir, "where kernel NAMEs are found "
+                 "(default: $GDN_KERNELS_DIR or the source tree's kernels/)");
+  app.add_option("--emit", o.emit, "print the compiled kernel instead of "
+                 "running it: tile (the specialised tile program), mlir (LLVM "
+                 "dialect), llvm (LLVM IR), ptx, cubin")
+      ->check(CLI::IsMember({"tile", "mlir", "llvm", "ptx", "cubin"}));
+  app.add_option("-o", o.outputFile, "with --emit: write to FILE");
+  app.add_flag("--print-ir-after-all", o.printIRAfterAll,
+               "print the IR after every pass of the pipeline to stderr");
+  app.add_option("--inputs", o.inputs, "run on the tensors of this "
+                 ".safetensors file")->check(CLI::ExistingFile);
+  app.add_option("--outputs", o.outputs, "write o and the updated state_pool "
+                 "to this .safetensors file");
+  app.add_flag("--check", o.check, "evaluate the float64 reference and "
+               "compare (always on without --inputs)");
+  app.add_option("--tolerance", o.tolerance, "relative L2 error bound")
+      ->capture_default_str();
+  // Scalars of the call.
+  app.add_option("--page-size", o.flags.pageSize, "paged interface: tokens "
+                 "per page, a multiple of 64")->capture_default_str();
+  app.add_option("--chunk-size", o.flags.chunkSize, "tokens per chunk (64)")
+      ->capture_default_str();
+  auto *scaleOpt = app.add_option("--scale", o.scale, "multiplies q (default "
+                                  "K^-0.5)");
+  auto *domainOpt = app.add_option("--gate-domain", o.gateDomain, "paged "
+                                   "interface: g given as log or linear "
+                                   "(alpha)")
+                        ->check(CLI::IsMember({"log", "linear"}));
+  auto *gateInKernel = app.add_flag("--use-gate-in-kernel,!--no-use-gate-in-kernel",
+                                    o.flags.useGateInKernel,
+                                    "paged: g holds `a`; the kernel computes "
+                                    "-exp(A_log) softplus(a + dt_bias)");
+  auto *logit = app.add_flag("--beta-is-logit,!--no-beta-is-logit",
+                             o.flags.betaIsLogit, "beta passes through sigmoid");
+  auto *l2 = app.add_flag("--qk-l2norm,!--no-qk-l2norm", o.flags.qkL2norm,
+                          "l2-normalise q and k rows in the kernel");
+  // Random problems.
+  app.add_option("--interface", o.interface, "random problem: pool or paged")
+      ->check(CLI::IsMember({"pool", "paged"}))->capture_default_str();
+  app.add_option("--seqlens", o.gen.seqlens, "random problem: new tokens per "
+                 "sequence")->delimiter(',');
+  app.add_option("--prefixes", o.gen.prefixes, "random paged problem: prefix "
+                 "tokens per sequence")->delimiter(',');
+  app.add_option("--heads", o.gen.H, "random problem: q/k heads H")
+      ->capture_default_str();
+  app.add_option("--value-heads", o.gen.HV, "random problem: value heads HV "
+                 "(a multiple of H)")->capture_default_str();
+  app.add_option("--head-dim", o.headDim, "random problem: K = V");
+  app.add_option("--head-dim-k", o.gen.K, "random problem: K")
+      ->capture_default_str();
+  app.add_option("--head-dim-v", o.gen.V, "random problem: V")
+      ->capture_default_str();
+  app.add_option("--dtype", o.dtype, "random problem: bf16 or f16")
+      ->check(CLI::IsMember({"bf16", "f16"}))->capture_default_str();
+  app.add_option("--gate", o.gen.gate, "random problem: raw (gate in kernel), "
+                 "log or linear")->check(CLI::IsMember({"raw", "log", "linear"}))
+      ->capture_default_str();
+  app.add_option("--max-decay", o.gen.maxDecay, "random log / linear gates: g "
+                 "uniform in [-X, 0]")->capture_default_str();
+  bool noShuffle = false;
+  app.add_flag("--no-shuffle-pages", noShuffle, "random paged problem: page "
+               "ids in order");
+  app.add_flag("--shared-prefix", o.gen.sharedPrefix, "random paged problem: "
+               "sequences 0 and 1 share their full prefix pages");
+  app.add_option("--seed", o.seed, "random problem seed (default: fresh, "
+                 "printed)");
+  app.add_option("--save-inputs", o.saveInputs, "write the random problem's "
+                 "tensors to this .safetensors file");
+  app.add_option("--threads", o.threads, "CPU threads (default: all cores)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : kExitRefused;
+  }
+
+  // Flags of the call. Random problems default to the Qwen3-Next setting:
+  // l2norm and beta logits in the kernel.
+  bool generated = o.inputs.empty();
+  if (scaleOpt->count())
+    o.flags.scale = o.scale;
+  o.flags.gateDomain = o.gateDomain == "log" ? GateDomain::Log : GateDomain::Linear;
+  if (generated) {
+    if (!l2->count())
+      o.flags.qkL2norm = true;
+    if (!logit->count())
+      o.flags.betaIsLogit = true;
+    if (gateInKernel->count() || domainOpt->count())
+      return refuse("--use-gate-in-kernel / --gate-domain describe --inputs; "
+                    "for a random problem use --gate raw|log|linear");
+    o.gen.interface = o.interface == "pool" ? Interface::Pool : Interface::Paged;
+    o.gen.dtype = o.dtype == "f16" ? DType::F16 : DType::BF16;
+    o.gen.shufflePages = !noShuffle;
+    if (o.headDim)
+      o.gen.K = o.gen.V = o.headDim;
+  }
+
+  if (o.backend == "cuda")
+    return refuse("this build has no CUDA backend yet (the GPU lowering is "
+                  "not built); use --backend cpu");
+  const std::string backend = "cpu";
+
+  // The problem: from a file or fresh random inputs.
+  Problem problem;
+  if (generated) {
+    uint64_t seed = o.seed ? o.seed : std::random_device{}();
+    std::mt19937_64 rng(seed);
+    if (Status s = generateProblem(o.gen, o.flags, rng, problem); !s.ok())
+      return refuse(s.message);
+    std::printf("problem: random, seed %llu\n", (unsigned long long)seed);
+    if (!o.saveInputs.empty())
+      if (Status s = writeSafetensors(o.saveInputs, problem.tensors); !s.ok())
+        return refuse(s.message);
+  } else {
+    problem.flags = o.flags;
+    if (Status s = readSafetensors(o.inputs, problem.tensors); !s.ok())
+      return refuse(s.message);
+  }
+  if (Status s = validateProblem(problem); !s.ok())
+    return refuse(s.message);
+
+  // Compile.
+  const int threads =
+      o.threads > 0 ? o.threads
+                    : std::max(1u, std::thread::hardware_concurrency());
+  CompileOptions compileOptions;
+  compileOptions.kernelPath = kernelPath(o);
+  compileOptions.shape = shapeOf(problem);
+  compileOptions.printIRAfterAll = o.printIRAfterAll;
+  if (o.emit == "ptx" || o.emit == "cubin")
+    return refuse("--emit " + o.emit + " needs the CUDA backend, which this "
+                  "build does not have yet");
+  auto compileStart = std::chrono::steady_clock::now();
+  std::unique_ptr<CPUKernel> kernel;
+  if (Status s = CPUKernel::compile(compileOptions, kernel); !s.ok())
+    return refuse(s.message);
+  if (!o.emit.empty()) {
+    std::string text;
+    EmitKind kind = o.emit == "tile"   ? EmitKind::TileIR
+                    : o.emit == "mlir" ? EmitKind::LLVMDialect
+                                       : EmitKind::LLVMIR;
+    if (Status s = kernel->emit(kind, text); !s.ok())
+      return refuse(s.message);
+    if (o.outputFile.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+      std::ofstream out(o.outputFile, std::ios::binary);
+      out << text;
+      if (!out)
+        return refuse("cannot write '" + o.outputFile + "'");
+    }
+    return 0;
+  }
+  double compileSeconds = seconds(compileStart);
+
+  std::printf("problem: %s\n", describe(problem).c_str());
+  std::printf("kernel: %s, backend %s (%d threads)\n",
+              compileOptions.kernelPath.c_str(), backend.c_str(), threads);
+
+  // Reference first (it reads the untouched inputs), then poison and run.
+  bool check = o.check || generated;
+  std::vector<double> refPool;
+  ReferenceResult ref;
+  WriteSet writes;
+  if (Status s = expectedWrites(problem, writes); !s.ok())
+    return refuse(s.message);
+  HostTensor &pool = problem.tensors["state_pool"];
+  if (check) {
+    refPool = pool.toDoubles();
+    if (Status s = referenceRun(problem, refPool, ref); !s.ok())
+      return refuse("reference: " + s.message);
+  }
+  HostTensor poolBefore = pool;
+  HostTensor out;
+  PreparedCall call;
+  if (Status s = prepareCall(problem, out, call); !s.ok())
+    return refuse(s.message);
+  if (Status s = kernel->checkArguments(call.entry, call.args); !s.ok())
+    return refuse(s.message);
+  if (check)
+    poisonOutputs(out, pool, writes);
+
+  auto runStart = std::chrono::steady_clock::now();
+  if (Status s = kernel->launch(call.entry, call.args, call.grid, threads);
+      !s.ok())
+    return refuse(s.message);
+  double runSeconds = seconds(runStart);
+  std::printf("time: compile %.0f ms, run %.1f ms (JIT included, CPU)\n",
+              compileSeconds * 1e3, runSeconds * 1e3);
+
+  int status = 0;
+  if (check) {
+    CheckReport report = checkOutputs(problem, out, poolBefore, refPool, ref,
+                                      writes, o.tolerance);
+    std::printf("o: relative L2 error %.3e\n", report.oError);
+    std::printf("state: %lld pages written, max relative L2 error %.3e; "
+                "%lld other pages unchanged\n",
+                (long long)report.pagesWritten, report.stateError,
+                (long long)report.pagesUntouched);
+    for (const auto &p : report.problems)
+      std::printf("  FAIL %s\n", p.c_str());
+    bool ok = report.passed(o.tolerance);
+    std::printf("verdict: %s (tolerance %.1e)\n", ok ? "PASS" : "FAIL",
+                o.tolerance);
+    status = ok ? 0 : kExitFail;
+  }
+  if (!o.outputs.empty()) {
+    TensorMap outputs{{"o", out}, {"state_pool", pool}};
+    if (Status s = writeSafetensors(o.outputs, outputs); !s.ok())
+      return refuse(s.message);
+  }
+  return status;
+}
