@@ -22,9 +22,11 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <thread>
 
 using namespace gdn;
@@ -35,6 +37,7 @@ struct CPUKernel::Impl {
   mlir::OwningOpRef<mlir::ModuleOp> llvmModule;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::string specialisedSource;
+  std::map<std::string, void (*)(void **)> entries; // JIT-compiled
 
   explicit Impl(mlir::DialectRegistry &registry) : context(registry) {}
 };
@@ -183,36 +186,51 @@ Status CPUKernel::checkArguments(const std::string &entry,
   return Status::success();
 }
 
+Status CPUKernel::jit(const std::string &entry) {
+  if (!impl->engine) {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    // Optimise for this host's CPU, so LLVM's vectorisers see its features.
+    auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!builder)
+      return Status::error("cannot detect the host CPU: " +
+                           llvm::toString(builder.takeError()));
+    auto machine = builder->createTargetMachine();
+    if (!machine)
+      return Status::error("cannot create a target machine: " +
+                           llvm::toString(machine.takeError()));
+    mlir::ExecutionEngineOptions engineOptions;
+    engineOptions.transformer = mlir::makeOptimizingTransformer(
+        /*optLevel=*/3, /*sizeLevel=*/0, machine->get());
+    auto engine = mlir::ExecutionEngine::create(*impl->llvmModule,
+                                                engineOptions,
+                                                std::move(*machine));
+    if (!engine)
+      return Status::error("JIT compilation failed: " +
+                           llvm::toString(engine.takeError()));
+    impl->engine = std::move(*engine);
+    impl->engine->registerSymbols(jitRuntimeSymbols);
+  }
+  if (impl->entries.count(entry))
+    return Status::success();
+  // Looking the entry up compiles the module to machine code.
+  auto fn = impl->engine->lookupPacked("_mlir_ciface_" + entry);
+  if (!fn)
+    return Status::error("cannot find kernel @" + entry +
+                         " in the JIT-compiled module (does it carry "
+                         "attributes {llvm.emit_c_interface}?): " +
+                         llvm::toString(fn.takeError()));
+  impl->entries[entry] = *fn;
+  return Status::success();
+}
+
 Status CPUKernel::launch(const std::string &entry,
                          const std::vector<KernelArg> &args, Grid grid,
                          int threads) {
   if (Status s = checkArguments(entry, args); !s.ok())
     return s;
-  if (!impl->engine) {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    mlir::ExecutionEngineOptions engineOptions;
-    engineOptions.transformer = mlir::makeOptimizingTransformer(
-        /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
-    auto engine = mlir::ExecutionEngine::create(*impl->llvmModule, engineOptions);
-    if (!engine) {
-      std::string msg;
-      llvm::raw_string_ostream os(msg);
-      os << engine.takeError();
-      return Status::error("JIT compilation failed: " + msg);
-    }
-    impl->engine = std::move(*engine);
-    impl->engine->registerSymbols(jitRuntimeSymbols);
-  }
-  auto fn = impl->engine->lookupPacked("_mlir_ciface_" + entry);
-  if (!fn) {
-    std::string msg;
-    llvm::raw_string_ostream os(msg);
-    os << fn.takeError();
-    return Status::error("cannot find kernel @" + entry +
-                         " in the JIT-compiled module (does it carry "
-                         "attributes {llvm.emit_c_interface}?): " + msg);
-  }
+  if (Status s = jit(entry); !s.ok())
+    return s;
 
   // Argument storage shared by all threads; program ids are per thread.
   std::vector<MemRefDescriptor> descriptors;
@@ -236,7 +254,7 @@ Status CPUKernel::launch(const std::string &entry,
     case KernelArg::Kind::I1: slots[i].i1 = a.i1; break;
     }
   }
-  auto packed = *fn;
+  auto packed = impl->entries[entry];
   auto worker = [&](int64_t first, int64_t last) {
     int64_t pid[3];
     std::vector<void *> packedArgs;

@@ -439,10 +439,15 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
                 return v.getType() == f32 ? v
                                           : arith::ExtFOp::create(b, l, f32, v);
               };
+              // Reassociation lets LLVM vectorise the reduction; the order
+              // of fp32 sums is not part of the contract (SPEC.md).
+              auto fm = arith::FastMathFlags::reassoc |
+                        arith::FastMathFlags::contract;
               Value p = arith::MulFOp::create(b, l, widen(args[0]),
-                                              widen(args[1]));
+                                              widen(args[1]), fm);
               linalg::YieldOp::create(
-                  b, l, ValueRange{arith::AddFOp::create(b, l, args[2], p)});
+                  b, l,
+                  ValueRange{arith::AddFOp::create(b, l, args[2], p, fm)});
             })
             .getResult(0);
     MaskKind mask = op.getMask();

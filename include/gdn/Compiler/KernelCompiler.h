@@ -19,13 +19,6 @@
 
 namespace gdn {
 
-/// The shape parameters a kernel file binds through its type aliases.
-struct KernelShape {
-  int64_t K = 128;            // key head size
-  int64_t V = 128;            // value head size
-  DType io = DType::BF16;     // q / k / v / o storage type
-};
-
 /// Re-binds the kernel's shape aliases (`!qk_mem = ...` etc.) to `shape`.
 /// Lines defining other aliases and the rest of the file are untouched.
 std::string specializeKernelSource(const std::string &source,
@@ -55,6 +48,10 @@ public:
   /// static dimensions) and names the first mismatch.
   Status checkArguments(const std::string &entry,
                         const std::vector<KernelArg> &args) const;
+
+  /// Translates the lowered module to machine code for this host (once) and
+  /// resolves `entry`; launch calls it when needed.
+  Status jit(const std::string &entry);
 
   /// JIT-compiles on first use, then runs `entry` once per grid point on
   /// `threads` threads. Programs of one launch must not write the same memory.

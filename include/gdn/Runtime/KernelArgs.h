@@ -61,6 +61,13 @@ struct KernelArg {
   }
 };
 
+/// The shape parameters a kernel is specialised for (its type aliases).
+struct KernelShape {
+  int64_t K = 128;        // key head size
+  int64_t V = 128;        // value head size
+  DType io = DType::BF16; // q / k / v / o storage type
+};
+
 /// A launch grid of up to three axes (program ids 0, 1, 2).
 struct Grid {
   int64_t x = 1, y = 1, z = 1;

@@ -1,6 +1,6 @@
 //===- ProblemGen.cpp - random GDN problems for gdn-run -------------------===//
 
-#include "Problem.h"
+#include "gdn/Driver/Problem.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 //===- ProblemIO.cpp - validate a call and evaluate its reference ---------===//
 
-#include "Problem.h"
+#include "gdn/Driver/Problem.h"
 
 #include "gdn/Reference/PageTable.h"
 #include "gdn/Reference/PoolTable.h"

@@ -1,6 +1,6 @@
 //===- Check.cpp - outputs against the float64 reference ------------------===//
 
-#include "Check.h"
+#include "gdn/Driver/Check.h"
 
 #include "gdn/Reference/Metrics.h"
 

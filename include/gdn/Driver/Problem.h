@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GDN_RUN_PROBLEM_H
-#define GDN_RUN_PROBLEM_H
+#ifndef GDN_DRIVER_PROBLEM_H
+#define GDN_DRIVER_PROBLEM_H
 
 #include "gdn/Reference/Reference.h"
 #include "gdn/TensorIO/SafeTensors.h"
@@ -83,4 +83,4 @@ Status expectedWrites(const Problem &problem, WriteSet &writes);
 
 } // namespace gdn::run
 
-#endif // GDN_RUN_PROBLEM_H
+#endif // GDN_DRIVER_PROBLEM_H

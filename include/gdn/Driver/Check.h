@@ -1,9 +1,9 @@
 //===- Check.h - outputs against the float64 reference ----------*- C++ -*-===//
 
-#ifndef GDN_RUN_CHECK_H
-#define GDN_RUN_CHECK_H
+#ifndef GDN_DRIVER_CHECK_H
+#define GDN_DRIVER_CHECK_H
 
-#include "Problem.h"
+#include "gdn/Driver/Problem.h"
 
 namespace gdn::run {
 
@@ -31,4 +31,4 @@ CheckReport checkOutputs(const Problem &after, const HostTensor &o,
 
 } // namespace gdn::run
 
-#endif // GDN_RUN_CHECK_H
+#endif // GDN_DRIVER_CHECK_H

@@ -1,11 +1,10 @@
 //===- Launch.h - kernel arguments for a validated problem ------*- C++ -*-===//
 
-#ifndef GDN_RUN_LAUNCH_H
-#define GDN_RUN_LAUNCH_H
+#ifndef GDN_DRIVER_LAUNCH_H
+#define GDN_DRIVER_LAUNCH_H
 
-#include "Problem.h"
+#include "gdn/Driver/Problem.h"
 
-#include "gdn/Compiler/KernelCompiler.h"
 #include "gdn/Runtime/KernelArgs.h"
 
 #include <deque>
@@ -30,4 +29,4 @@ KernelShape shapeOf(const Problem &problem);
 
 } // namespace gdn::run
 
-#endif // GDN_RUN_LAUNCH_H
+#endif // GDN_DRIVER_LAUNCH_H

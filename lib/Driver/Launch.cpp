@@ -1,6 +1,6 @@
 //===- Launch.cpp - kernel arguments for a validated problem --------------===//
 
-#include "Launch.h"
+#include "gdn/Driver/Launch.h"
 
 #include <cmath>
 

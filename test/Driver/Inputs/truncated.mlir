@@ -1,0 +1,2 @@
+func.func @gdn_paged(%g: tensor<64xf32>) {
+  %x = gdn.cumsum %g : tensor<64xf32>
