@@ -18,7 +18,9 @@ def GDN_GateOp : GDN_Op<"gate", [Pure, AttrSizedOperandSegments,
       `softplus(x) = log1p(exp(x))` for `x <= 20` and `x` above; `A_log` and
       `dt_bias` are the head's f32 scalars and are required.
     - `log`: `g = input`.
-    - `linear`: `g = log(input)` (`input` is `alpha = exp(g)`).
+    - `linear`: `g = max(log(input), -200)` (`input` is `alpha = exp(g)`;
+      the floor keeps `alpha = 0`, a full reset, finite: `exp(-200)` is
+      already 0 in f32).
 
     ```mlir
     %g = gdn.gate raw %a A_log(%alog) dt_bias(%dtb) : tensor<64xf32>

@@ -95,6 +95,11 @@ Status run::generateProblem(const GenConfig &cfg, const CallFlags &flags,
     unitRows(q, K);
     unitRows(k, K);
   }
+  for (int64_t i = 0; i < T * H * K; ++i) {
+    bool zero = cfg.zeroQkEvery > 0 && (i / (H * K)) % cfg.zeroQkEvery == 0;
+    q[i] = zero ? 0.0 : q[i] * cfg.qkScale;
+    k[i] = zero ? 0.0 : k[i] * cfg.qkScale;
+  }
   put("q", cfg.dtype, {T, H, K}, q);
   put("k", cfg.dtype, {T, H, K}, k);
   put("v", cfg.dtype, {T, HV, V}, normal(rng, T * HV * V));
@@ -103,20 +108,24 @@ Status run::generateProblem(const GenConfig &cfg, const CallFlags &flags,
   bool raw = cfg.interface == Interface::Pool || cfg.gate == "raw";
   if (raw) {
     put(cfg.interface == Interface::Pool ? "a" : "g", DType::F32, {T, HV},
-        normal(rng, T * HV));
+        normal(rng, T * HV, cfg.gateScale));
     put("A_log", DType::F32, {HV}, uniform(rng, HV, -1.5, 0.5));
     put("dt_bias", DType::F32, {HV}, uniform(rng, HV, -3.0, -1.0));
   } else {
     std::vector<double> g = uniform(rng, T * HV, -cfg.maxDecay, 0.0);
     if (cfg.gate == "linear")
-      for (double &x : g)
-        x = std::exp(x);
+      for (int64_t i = 0; i < T * HV; ++i) {
+        bool reset = cfg.zeroAlphaEvery > 0 && (i / HV) % cfg.zeroAlphaEvery == 0;
+        g[i] = reset ? 0.0 : std::exp(g[i]);
+      }
     put("g", DType::F32, {T, HV}, g);
   }
   if (cfg.interface == Interface::Pool) {
     put("b", DType::F32, {T, HV}, normal(rng, T * HV, 1.5));
   } else if (p.flags.betaIsLogit) {
     put("beta", DType::F32, {T, HV}, normal(rng, T * HV, 1.5));
+  } else if (cfg.betaValue >= 0) {
+    put("beta", DType::F32, {T, HV}, std::vector<double>(T * HV, cfg.betaValue));
   } else {
     put("beta", DType::F32, {T, HV}, uniform(rng, T * HV, 0.0, 1.0));
   }

@@ -6,6 +6,7 @@
 #include "gdn/Reference/PoolTable.h"
 
 #include <algorithm>
+#include <climits>
 #include <set>
 
 using namespace gdn;
@@ -79,6 +80,12 @@ Status run::validateProblem(Problem &p) {
                          " is not supported: the kernels use chunks of 64 "
                          "(SPEC.md)");
 
+  // Kernels index tensors with 32-bit offsets on the GPU.
+  for (const auto &[name, tensor] : t)
+    if (tensor.numel() > INT32_MAX)
+      return Status::error("tensor '" + name + "' " + tensor.describe() +
+                           " has more than 2^31 - 1 elements; element offsets "
+                           "must fit in 32 bits");
   const HostTensor &q = t["q"];
   if (Status s = expectDType("q", q, {DType::BF16, DType::F16}); !s.ok())
     return s;

@@ -264,7 +264,12 @@ struct GateLowering : OpConversionPattern<GateOp> {
       rewriter.replaceOp(
           op, elementwise(rewriter, loc, op.getType(), adaptor.getInput(), {},
                           [](OpBuilder &b, Location l, ValueRange args) {
-                            return math::LogOp::create(b, l, args[0]);
+                            // alpha = 0 (a full reset) gives log 0 = -inf and
+                            // then inf - inf in decay ratios; any g <= -200
+                            // already decays to exactly 0 in f32.
+                            Value g = math::LogOp::create(b, l, args[0]);
+                            return arith::MaximumFOp::create(
+                                b, l, g, f32Const(b, l, -200.0));
                           }));
       return success();
     case GateDomain::raw: {

@@ -74,7 +74,8 @@ func.func @gate_log(%a: tensor<64xf32>) -> tensor<64xf32> {
 
 // CHECK-LABEL: func @gate_linear
 // CHECK: linalg.generic
-// CHECK: math.log
+// CHECK: %[[L:.*]] = math.log
+// CHECK: arith.maximumf %[[L]], %{{.*}}
 func.func @gate_linear(%a: tensor<64xf32>) -> tensor<64xf32> {
   %g = gdn.gate linear %a : tensor<64xf32>
   return %g : tensor<64xf32>

@@ -167,6 +167,16 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--max-decay", o.gen.maxDecay, "random log / linear gates: g "
                  "uniform in [-X, 0]")->capture_default_str();
+  app.add_option("--gate-scale", o.gen.gateScale, "random raw gates: a ~ "
+                 "N(0, X)")->capture_default_str();
+  app.add_option("--beta-value", o.gen.betaValue, "random problem: every beta "
+                 "is X (with --no-beta-is-logit)");
+  app.add_option("--qk-scale", o.gen.qkScale, "random problem: q and k times X")
+      ->capture_default_str();
+  app.add_option("--zero-qk-every", o.gen.zeroQkEvery, "random problem: q / k "
+                 "rows of every N-th token are zero");
+  app.add_option("--zero-alpha-every", o.gen.zeroAlphaEvery, "random linear "
+                 "gates: alpha = 0 (a full reset) every N-th token");
   bool noShuffle = false;
   app.add_flag("--no-shuffle-pages", noShuffle, "random paged problem: page "
                "ids in order");

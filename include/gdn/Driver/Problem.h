@@ -53,6 +53,12 @@ struct GenConfig {
   std::string gate = "raw";      // raw | log | linear
   double maxDecay = 0.5;         // log / linear gates: g in [-maxDecay, 0]
   int64_t sparePages = 3;        // pool pages (rows) no sequence owns
+  // Numerical hazards (all off by default).
+  double gateScale = 1.0;        // raw gates: a ~ N(0, gateScale)
+  double betaValue = -1;         // >= 0: every beta (not a logit) is this
+  double qkScale = 1.0;          // q and k multiplied by this
+  int64_t zeroQkEvery = 0;       // > 0: q / k rows of every n-th token zero
+  int64_t zeroAlphaEvery = 0;    // > 0, linear gates: alpha = 0 every n-th
 };
 
 /// The built-in default problem: Qwen3-Next heads, mixed lengths, a paged
