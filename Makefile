@@ -1,7 +1,11 @@
+SHELL := /bin/bash
 # The two set-up commands of the README:
 #   make demo   install what is missing, build, run the main job (gdn-run)
 #   make check  install what is missing, build, run every test
-# Other targets: deps, configure, build, docs, clean.
+# Other targets: deps, configure, build, docs, clean,
+#   check-sanitizers  the test suite built with ASan + UBSan (build-asan/)
+#   fuzz              build the libFuzzer targets with clang (build-fuzz/) and
+#                     run each for FUZZ_SECONDS (default 300)
 
 BUILD ?= build
 JOBS ?= 2
@@ -11,11 +15,14 @@ CMAKE_FLAGS ?=
 
 # Debian packages the build needs (LLVM / MLIR 22 from bookworm-security).
 PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
-            llvm-22-tools nlohmann-json3-dev libgtest-dev libcli11-dev
+            llvm-22-tools nlohmann-json3-dev libgtest-dev libcli11-dev python3
+FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+FUZZ_SECONDS ?= 300
+FUZZERS := parse pipeline safetensors
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build demo check docs clean
+.PHONY: all deps fuzz-deps configure build demo check docs clean check-sanitizers fuzz
 
 all: build
 
@@ -47,5 +54,39 @@ check: build
 docs: build
 	ninja -C $(BUILD) gdn-docs
 
+check-sanitizers: deps
+	cmake -G Ninja -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit -DGDN_SANITIZE=ON
+	ninja -C build-asan -j$(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j$(JOBS)
+
+fuzz-deps:
+	@missing=$$(for p in $(FUZZ_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  $(SUDO) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
+	fi
+
+fuzz: deps fuzz-deps
+	cmake -G Ninja -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir -DGDN_ENABLE_TESTS=OFF \
+	  -DGDN_ENABLE_FUZZERS=ON
+	ninja -C build-fuzz -j$(JOBS) $(addprefix gdn-fuzz-,$(FUZZERS))
+	@mkdir -p build-fuzz/artifacts
+	@for f in $(FUZZERS); do \
+	  case $$f in safetensors) corpus=fuzz/corpus/safetensors;; *) corpus=fuzz/corpus/mlir;; esac; \
+	  mkdir -p build-fuzz/corpus-$$f; \
+	  echo "== fuzzing $$f for $(FUZZ_SECONDS) s"; \
+	  ASAN_OPTIONS=detect_leaks=0 build-fuzz/bin/gdn-fuzz-$$f -max_total_time=$(FUZZ_SECONDS) \
+	    -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+	    -artifact_prefix=build-fuzz/artifacts/$$f- build-fuzz/corpus-$$f $$corpus \
+	    2>&1 | grep -E '^(#[0-9]+.*DONE|stat::|==|SUMMARY|Done)' ; \
+	  test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	done
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -23,3 +23,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [os.path.join(config.gdn_obj_root, "bin"), config.llvm_tools_dir]
 tools = ["gdn-opt", "gdn-run", "mlir-opt", "mlir-runner"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Under the sanitizer build the plugin would need the ASan runtime preloaded
+# into the stock (uninstrumented) mlir-opt; that test is skipped there.
+if config.gdn_sanitize:
+    config.available_features.add("asan")

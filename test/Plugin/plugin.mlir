@@ -1,3 +1,4 @@
+// UNSUPPORTED: asan
 // Stock mlir-opt of the same LLVM loads the dialect and the passes as plugins.
 // RUN: mlir-opt %s --load-dialect-plugin=%gdn_libs/libGDNPlugin%shlibext | FileCheck %s --check-prefix=PARSE
 // RUN: mlir-opt %S/../Dialect/ops.mlir --load-dialect-plugin=%gdn_libs/libGDNPlugin%shlibext | gdn-opt | FileCheck %S/../Dialect/ops.mlir

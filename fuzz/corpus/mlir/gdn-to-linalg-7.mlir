@@ -1,0 +1,4 @@
+func.func @cumsum(%a: tensor<64xf32>) -> tensor<64xf32> {
+  %g = gdn.cumsum %a : tensor<64xf32>
+  return %g : tensor<64xf32>
+}

@@ -1,0 +1,4 @@
+func.func @tile_load_dims_count(%m: memref<?x?x128xbf16>, %i: index) {
+  %t = gdn.tile_load %m[%i, %i, %i] dims [0] : memref<?x?x128xbf16> -> tensor<64x128xbf16>
+  return
+}

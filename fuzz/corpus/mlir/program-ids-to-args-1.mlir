@@ -1,0 +1,3 @@
+func.func @helper(%x: f32) -> f32 {
+  return %x : f32
+}
