@@ -41,7 +41,10 @@ inline mlir::MLIRContext &context() {
 /// Parses (and verifies) `size` bytes as a module; null when rejected.
 inline mlir::OwningOpRef<mlir::ModuleOp> parse(const uint8_t *data,
                                                size_t size) {
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer finds the end of input at a NUL past the buffer, as every
+  // file read through llvm::MemoryBuffer has; libFuzzer's bytes have none,
+  // so the copy supplies it (std::string keeps one after its last byte).
+  std::string text(reinterpret_cast<const char *>(data), size);
   return mlir::parseSourceString<mlir::ModuleOp>(
       text, mlir::ParserConfig(&context()));
 }

@@ -28,3 +28,7 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # into the stock (uninstrumented) mlir-opt; that test is skipped there.
 if config.gdn_sanitize:
     config.available_features.add("asan")
+    # LLVM's headers poison allocator memory that the uninstrumented
+    # libMLIR.so hands out again: user poisoning gives false reports there.
+    config.environment["ASAN_OPTIONS"] = "allow_user_poisoning=0:detect_leaks=1"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"

@@ -26,6 +26,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -35,6 +36,7 @@ struct CPUKernel::Impl {
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> tileModule;
   mlir::OwningOpRef<mlir::ModuleOp> llvmModule;
+  std::function<llvm::Error(llvm::Module *)> optimizer; // outlives engine
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::string specialisedSource;
   std::map<std::string, void (*)(void **)> entries; // JIT-compiled
@@ -199,9 +201,12 @@ Status CPUKernel::jit(const std::string &entry) {
     if (!machine)
       return Status::error("cannot create a target machine: " +
                            llvm::toString(machine.takeError()));
-    mlir::ExecutionEngineOptions engineOptions;
-    engineOptions.transformer = mlir::makeOptimizingTransformer(
+    // The engine keeps a function_ref to the transformer and runs it when
+    // a symbol is first looked up, so it must live as long as the engine.
+    impl->optimizer = mlir::makeOptimizingTransformer(
         /*optLevel=*/3, /*sizeLevel=*/0, machine->get());
+    mlir::ExecutionEngineOptions engineOptions;
+    engineOptions.transformer = impl->optimizer;
     auto engine = mlir::ExecutionEngine::create(*impl->llvmModule,
                                                 engineOptions,
                                                 std::move(*machine));
