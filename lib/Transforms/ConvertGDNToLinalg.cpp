@@ -117,32 +117,22 @@ Value loadTile(OpBuilder &b, Location loc, RankedTensorType type, Value memref,
   return gen.getResult();
 }
 
-/// Stores rows [0, rows) of a tile element by element into a memref.
+/// Stores rows [0, rows) of a tile into a memref: an scf.forall of element
+/// stores, parallel by construction (threads on the GPU, loops on the CPU).
 void storeTile(OpBuilder &b, Location loc, Value tile, Value memref,
                ValueRange base, ArrayRef<int64_t> dims, Value rows) {
   auto type = cast<RankedTensorType>(tile.getType());
-  Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
-  Value rowEnd = rows ? rows : indexConst(b, loc, type.getDimSize(0));
-  scf::ForOp::create(
-      b, loc, zero, rowEnd, one, ValueRange{},
-      [&](OpBuilder &rb, Location rl, Value r, ValueRange) {
-        auto storeAt = [&](OpBuilder &cb, Location cl, ValueRange ivs) {
-          Value v = tensor::ExtractOp::create(cb, cl, tile, ivs);
-          memref::StoreOp::create(cb, cl, v, memref,
-                                  tileIndices(cb, cl, base, dims, ivs));
-        };
-        if (type.getRank() == 1) {
-          storeAt(rb, rl, ValueRange{r});
-        } else {
-          Value cols = indexConst(rb, rl, type.getDimSize(1));
-          scf::ForOp::create(
-              rb, rl, zero, cols, one, ValueRange{},
-              [&](OpBuilder &cb, Location cl, Value c, ValueRange) {
-                storeAt(cb, cl, ValueRange{r, c});
-                scf::YieldOp::create(cb, cl);
-              });
-        }
-        scf::YieldOp::create(rb, rl);
+  SmallVector<OpFoldResult> upper{rows ? OpFoldResult(rows)
+                                       : b.getIndexAttr(type.getDimSize(0))};
+  if (type.getRank() == 2)
+    upper.push_back(b.getIndexAttr(type.getDimSize(1)));
+  scf::ForallOp::create(
+      b, loc, upper, ValueRange{}, std::nullopt,
+      [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+        Value v = tensor::ExtractOp::create(nb, nl, tile, ivs);
+        memref::StoreOp::create(nb, nl, v, memref,
+                                tileIndices(nb, nl, base, dims, ivs));
+        scf::InParallelOp::create(nb, nl);
       });
 }
 
@@ -515,34 +505,57 @@ struct TriInverseLowering : OpConversionPattern<TriInverseOp> {
           return arith::SelectOp::create(b, l, diag, f32Const(b, l, 1.0),
                                          f32Const(b, l, 0.0));
         });
-    Value zero = indexConst(rewriter, loc, 0), one = indexConst(rewriter, loc, 1);
+    // Row i of Tm is e_i - sum_{j<i} A[i,j] Tm[j,:], rows in order; each
+    // row is a masked vector-matrix product (parallel over columns).
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr c = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+    auto vecType = RankedTensorType::get({n}, rewriter.getF32Type());
     auto rows = scf::ForOp::create(
-        rewriter, loc, one, indexConst(rewriter, loc, n), one,
+        rewriter, loc, indexConst(rewriter, loc, 1),
+        indexConst(rewriter, loc, n), indexConst(rewriter, loc, 1),
         ValueRange{identity},
-        [&](OpBuilder &b, Location l, Value i, ValueRange iterI) {
-          auto terms = scf::ForOp::create(
-              b, l, zero, i, one, iterI,
-              [&](OpBuilder &bj, Location lj, Value j, ValueRange iterJ) {
-                Value aij = tensor::ExtractOp::create(bj, lj, a, ValueRange{i, j});
-                Value jEnd = arith::AddIOp::create(bj, lj, j, one);
-                auto cols = scf::ForOp::create(
-                    bj, lj, zero, jEnd, one, iterJ,
-                    [&](OpBuilder &bc, Location lc, Value c, ValueRange iterC) {
-                      Value t = iterC[0];
-                      Value tjc =
-                          tensor::ExtractOp::create(bc, lc, t, ValueRange{j, c});
-                      Value tic =
-                          tensor::ExtractOp::create(bc, lc, t, ValueRange{i, c});
-                      Value upd = arith::SubFOp::create(
-                          bc, lc, tic, arith::MulFOp::create(bc, lc, aij, tjc));
-                      scf::YieldOp::create(
-                          bc, lc,
-                          ValueRange{tensor::InsertOp::create(
-                              bc, lc, upd, t, ValueRange{i, c})});
-                    });
-                scf::YieldOp::create(bj, lj, cols.getResults());
+        [&](OpBuilder &b, Location l, Value i, ValueRange iter) {
+          Value t = iter[0];
+          SmallVector<OpFoldResult> offsets{i, b.getIndexAttr(0)};
+          SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), b.getIndexAttr(n)};
+          SmallVector<OpFoldResult> strides{b.getIndexAttr(1), b.getIndexAttr(1)};
+          Value rowA = tensor::ExtractSliceOp::create(b, l, vecType, a, offsets,
+                                                      sizes, strides);
+          Value sum =
+              linalg::GenericOp::create(
+                  b, l, TypeRange{vecType}, ValueRange{rowA, t},
+                  zeros(b, l, {n}),
+                  ArrayRef<AffineMap>{AffineMap::get(2, 0, {j}, ctx),
+                                      AffineMap::get(2, 0, {j, c}, ctx),
+                                      AffineMap::get(2, 0, {c}, ctx)},
+                  ArrayRef<IteratorType>{IteratorType::parallel,
+                                         IteratorType::reduction},
+                  [&](OpBuilder &gb, Location gl, ValueRange args) {
+                    Value jj = linalg::IndexOp::create(gb, gl, 1);
+                    Value below = arith::CmpIOp::create(
+                        gb, gl, arith::CmpIPredicate::ult, jj, i);
+                    Value aij = arith::SelectOp::create(gb, gl, below, args[0],
+                                                        f32Const(gb, gl, 0.0));
+                    Value p = arith::MulFOp::create(gb, gl, aij, args[1]);
+                    linalg::YieldOp::create(
+                        gb, gl,
+                        ValueRange{arith::AddFOp::create(gb, gl, args[2], p)});
+                  })
+                  .getResult(0);
+          Value row = elementwise(
+              b, l, vecType, ValueRange{sum}, {},
+              [&](OpBuilder &eb, Location el, ValueRange args) {
+                Value cc = linalg::IndexOp::create(eb, el, 0);
+                Value diag = arith::CmpIOp::create(
+                    eb, el, arith::CmpIPredicate::eq, cc, i);
+                Value e = arith::SelectOp::create(eb, el, diag,
+                                                  f32Const(eb, el, 1.0),
+                                                  f32Const(eb, el, 0.0));
+                return arith::SubFOp::create(eb, el, e, args[0]);
               });
-          scf::YieldOp::create(b, l, terms.getResults());
+          Value updated = tensor::InsertSliceOp::create(b, l, row, t, offsets,
+                                                        sizes, strides);
+          scf::YieldOp::create(b, l, updated);
         });
     rewriter.replaceOp(op, rows.getResult(0));
     return success();

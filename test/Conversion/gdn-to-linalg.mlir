@@ -17,11 +17,10 @@ func.func @tile_load_masked(%m: memref<?x?x128xbf16>, %t: index, %h: index, %n: 
 
 // -----
 
-// The store writes rows [0, n) only.
+// The store writes rows [0, n) only, as a parallel loop nest.
 // CHECK-LABEL: func @tile_store_masked
 // CHECK-SAME: %[[N:[a-z0-9]+]]: index)
-// CHECK: scf.for %[[R:.*]] = %{{.*}} to %[[N]]
-// CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}}
+// CHECK: scf.forall (%[[R:.*]], %[[C:.*]]) in (%[[N]], 128)
 // CHECK: tensor.extract %{{.*}}[%[[R]], %[[C]]]
 // CHECK: memref.store
 func.func @tile_store_masked(%v: tensor<64x128xf32>, %m: memref<?x?x128xf32>, %t: index, %h: index, %n: index) {
@@ -172,18 +171,18 @@ func.func @matmul_causal(%q: tensor<64x128xf32>, %k: tensor<64x128xf32>) -> tens
 
 // -----
 
-// Forward substitution: three nested loops over rows i, terms j < i and
-// columns c <= j.
+// Forward substitution, one row at a time: row i = e_i - A[i, :i] Tm[:i, :]
+// as a masked vector-matrix product, inserted into Tm.
 // CHECK-LABEL: func @tri_inverse
 // CHECK: linalg.generic
 // CHECK: arith.cmpi eq
-// CHECK: scf.for
-// CHECK: scf.for
-// CHECK: tensor.extract
-// CHECK: scf.for
+// CHECK: scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %c64
+// CHECK: tensor.extract_slice %{{.*}}[%[[I]], 0] [1, 64] [1, 1]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.cmpi ult, %{{.*}}, %[[I]]
 // CHECK: arith.mulf
 // CHECK: arith.subf
-// CHECK: tensor.insert
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[I]], 0] [1, 64] [1, 1]
 func.func @tri_inverse(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %t = gdn.tri_inverse %a : tensor<64x64xf32>
   return %t : tensor<64x64xf32>
@@ -198,8 +197,7 @@ func.func @tri_inverse(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
 // CHECK: arith.index_cast %[[ID]]
 // CHECK: tensor.generate
 // CHECK: memref.load %{{.*}} : memref<?x?x128x64xf32>
-// CHECK: scf.for
-// CHECK: scf.for
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (128, 64)
 // CHECK: memref.store %{{.*}} : memref<?x?x128x64xf32>
 func.func @paged_state(%pool: memref<?x?x128x64xf32>, %pi: memref<?xi32>, %pp: memref<?xi64>, %b: index, %n: index, %hv: index) {
   %page = gdn.page_lookup %pi, %pp[%b, %n] : memref<?xi32>, memref<?xi64>
