@@ -4,6 +4,8 @@ SHELL := /bin/bash
 #   make check  install what is missing, build, run every test
 # Other targets: deps, configure, build, docs, clean,
 #   check-sanitizers  the test suite built with ASan + UBSan (build-asan/)
+#   runtime           gdn-run without LLVM / MLIR (build-rt/), for GPU hosts
+#   artifacts         compile the kernels to PTX artifacts (artifacts/<shape>/)
 #   fuzz              build the libFuzzer targets with clang (build-fuzz/) and
 #                     run each for FUZZ_SECONDS (default 300)
 
@@ -22,7 +24,7 @@ FUZZERS := parse pipeline safetensors
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps fuzz-deps configure build demo check docs clean check-sanitizers fuzz
+.PHONY: all deps fuzz-deps configure build demo check docs clean check-sanitizers fuzz runtime artifacts
 
 all: build
 
@@ -88,5 +90,21 @@ fuzz: deps fuzz-deps
 	  test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
+runtime:
+	cmake -G Ninja -S . -B build-rt -DCMAKE_BUILD_TYPE=Release \
+	  -DGDN_ENABLE_MLIR=OFF -DGDN_ENABLE_TESTS=OFF \
+	  -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc"
+	ninja -C build-rt -j$(JOBS) gdn-run
+
+# One artifact per kernel shape the test matrix and the benchmark use.
+ARTIFACT_SHAPES := 128:128:bf16 64:64:bf16 64:64:f16 64:128:bf16 128:64:bf16 128:128:f16
+artifacts: build
+	@for s in $(ARTIFACT_SHAPES); do \
+	  IFS=: read k v d <<< "$$s"; \
+	  $(BUILD)/bin/gdn-run --emit artifact --head-dim-k $$k --head-dim-v $$v \
+	    --dtype $$d --seqlens 1 -o artifacts/k$${k}_v$${v}_$$d || exit 1; \
+	  echo "artifacts/k$${k}_v$${v}_$$d"; \
+	done
+
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) build-asan build-fuzz build-rt artifacts

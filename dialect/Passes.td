@@ -35,4 +35,46 @@ def ConvertGDNToLinalg : Pass<"convert-gdn-to-linalg", "::mlir::ModuleOp"> {
     "::mlir::tensor::TensorDialect"];
 }
 
+def GDNGPUOutline : Pass<"gdn-gpu-outline", "::mlir::ModuleOp"> {
+  let summary = "move bufferized gdn kernels into a gpu.module as kernels";
+  let description = [{
+    Runs after bufferization. Every public function becomes a `gpu.func`
+    kernel in `gpu.module @gdn_kernels` with one more argument, a byte
+    buffer of per-block scratch memory: each `memref.alloc` (a tile's
+    buffer) becomes a `memref.view` at a fixed offset in its block's slice
+    of that buffer, so tiles of any total size fit (the scratch stays in L1 /
+    L2). `gdn.program_id N` becomes `gpu.block_id` along axis N. The bytes a
+    block needs are recorded as `gdn.scratch_bytes_per_block` on the kernel;
+    the launcher allocates grid size times that. Host functions are removed.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
+           "threads per block (a multiple of 32)">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def GDNGPUDistribute : Pass<"gdn-gpu-distribute", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "spread a kernel's tile work over the threads of its block";
+  let description = [{
+    In each kernel of the module, every linalg op, `memref.copy` and
+    `scf.forall` becomes a loop over its parallel iterations strided by the
+    block size (reductions run serially per thread), followed by a
+    `gpu.barrier`. Matmul-shaped contractions (tagged `gdn.contraction` by
+    convert-gdn-to-linalg) whose sizes are multiples of 16 x 8 x 8 run on
+    tensor cores instead: `nvgpu.mma.sync` m16n8k8 in TF32 with fp32
+    accumulation, one 16 x 8 output tile per warp at a time. Scalar code runs
+    on every thread; its stores (the cumulative sum) are made by thread 0
+    only, then the block synchronises.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // GDN_PASSES_TD

@@ -2,7 +2,7 @@
 
 #include "gdn/Compiler/KernelCompiler.h"
 #include "JitRuntimeSymbols.h"
-#include "gdn/InitAll/InitAll.h"
+#include "KernelSource.h"
 #include "gdn/Runtime/MemRefDescriptor.h"
 #include "gdn/Transforms/Passes.h"
 
@@ -12,16 +12,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -48,20 +42,6 @@ CPUKernel::CPUKernel(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 CPUKernel::~CPUKernel() = default;
 
 namespace {
-/// Collects diagnostics printed with source locations into a string that is
-/// also returned to the caller.
-struct CapturedDiagnostics {
-  std::string text;
-  llvm::raw_string_ostream os{text};
-  llvm::SourceMgr sourceMgr;
-  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> handler;
-
-  explicit CapturedDiagnostics(mlir::MLIRContext &ctx) {
-    handler = std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr,
-                                                                 &ctx, os);
-  }
-};
-
 std::string describeType(mlir::Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -85,31 +65,15 @@ mlir::Type elementTypeFor(mlir::MLIRContext &ctx, DType dtype) {
 
 Status CPUKernel::compile(const CompileOptions &options,
                           std::unique_ptr<CPUKernel> &result) {
-  std::string error;
-  auto file = mlir::openInputFile(options.kernelPath, &error);
-  if (!file)
-    return Status::error("cannot read kernel file '" + options.kernelPath +
-                         "': " + error);
-
   mlir::DialectRegistry registry;
-  mlir::gdn::registerGDNDialects(registry);
-  mlir::registerBuiltinDialectTranslation(registry);
-  mlir::registerLLVMDialectTranslation(registry);
+  registerCompilerDialects(registry);
   auto impl = std::make_unique<Impl>(registry);
   impl->context.loadAllAvailableDialects();
-  impl->specialisedSource =
-      specializeKernelSource(file->getBuffer().str(), options.shape);
-
   CapturedDiagnostics diags(impl->context);
-  diags.sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(impl->specialisedSource,
-                                           options.kernelPath),
-      llvm::SMLoc());
-  impl->tileModule =
-      mlir::parseSourceFile<mlir::ModuleOp>(diags.sourceMgr, &impl->context);
-  if (!impl->tileModule)
-    return Status::error("kernel '" + options.kernelPath +
-                         "' does not parse or verify:\n" + diags.text);
+  if (Status s = parseKernel(options, impl->context, diags,
+                             impl->specialisedSource, impl->tileModule);
+      !s.ok())
+    return s;
 
   impl->llvmModule = impl->tileModule->clone();
   mlir::PassManager pm(&impl->context);

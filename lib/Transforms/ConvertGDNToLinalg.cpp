@@ -445,6 +445,9 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
                   ValueRange{arith::AddFOp::create(b, l, args[2], p, fm)});
             })
             .getResult(0);
+    // Marks the contraction for the GPU path's tensor-core lowering.
+    product.getDefiningOp()->setAttr("gdn.contraction",
+                                     rewriter.getUnitAttr());
     MaskKind mask = op.getMask();
     if (mask == MaskKind::none) {
       rewriter.replaceOp(op, product);

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -61,6 +63,40 @@ void gdn::buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void gdn::buildGPUKernelPipeline(OpPassManager &pm,
+                                 const GPUPipelineOptions &options) {
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createConvertGDNToLinalg());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.allowReturnAllocsFromLoops = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  GDNGPUOutlineOptions outline;
+  outline.blockSize = options.blockSize;
+  pm.addPass(createGDNGPUOutline(outline));
+  pm.addNestedPass<gpu::GPUModuleOp>(createGDNGPUDistribute());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLowerAffinePass());
+}
+
+void gdn::buildGPUToPTXPipeline(OpPassManager &pm,
+                                const GPUPipelineOptions &options) {
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  nvvm.cubinFeatures = options.features;
+  nvvm.cubinFormat = "isa";
+  nvvm.optLevel = options.optLevel;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
 void gdn::registerGDNPassesAndPipelines() {
   registerGDNPasses();
   PassPipelineRegistration<CPUPipelineOptions>(
@@ -68,4 +104,13 @@ void gdn::registerGDNPassesAndPipelines() {
       "Lower a gdn kernel to the LLVM dialect for CPU execution "
       "(program ids -> arguments, gdn -> linalg, bufferize, loops, LLVM)",
       buildCPUPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "gdn-gpu-pipeline",
+      "Lower a gdn kernel to PTX for NVIDIA GPUs (bufferize, outline to a "
+      "gpu.module, spread tile work over threads with tensor-core matmuls, "
+      "NVVM, PTX in a gpu.binary)",
+      [](OpPassManager &pm, const GPUPipelineOptions &options) {
+        buildGPUKernelPipeline(pm, options);
+        buildGPUToPTXPipeline(pm, options);
+      });
 }

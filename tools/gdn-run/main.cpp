@@ -10,7 +10,8 @@
 #include "gdn/Driver/Launch.h"
 #include "gdn/Driver/Problem.h"
 
-#include "gdn/Compiler/KernelCompiler.h"
+#include "Backends.h"
+#include "gdn/Runtime/Artifact.h"
 
 #include <CLI/CLI.hpp>
 
@@ -53,6 +54,9 @@ struct Options {
   uint64_t seed = 0;
   int threads = 0;
   double tolerance = 5e-3;
+  std::string artifactsDir;
+  std::string chip = "sm_90a";
+  int warmup = 3, repeat = 20;
 };
 
 int refuse(const std::string &message) {
@@ -112,9 +116,19 @@ int main(int argc, char **argv) {
                  "(default: $GDN_KERNELS_DIR or the source tree's kernels/)");
   app.add_option("--emit", o.emit, "print the compiled kernel instead of "
                  "running it: tile (the specialised tile program), mlir (LLVM "
-                 "dialect), llvm (LLVM IR), ptx, cubin")
-      ->check(CLI::IsMember({"tile", "mlir", "llvm", "ptx", "cubin"}));
-  app.add_option("-o", o.outputFile, "with --emit: write to FILE");
+                 "dialect, CPU), llvm (LLVM IR, CPU), ptx (GPU), artifact "
+                 "(PTX + manifest.json into the directory -o)")
+      ->check(CLI::IsMember({"tile", "mlir", "llvm", "ptx", "artifact"}));
+  app.add_option("-o", o.outputFile, "with --emit: write to FILE (a directory "
+                 "for artifact)");
+  app.add_option("--artifacts", o.artifactsDir, "cuda: run the PTX artifact "
+                 "in DIR (or DIR/k<K>_v<V>_<dtype>) instead of compiling");
+  app.add_option("--chip", o.chip, "cuda: target architecture")
+      ->capture_default_str();
+  app.add_option("--warmup", o.warmup, "cuda: untimed launches before timing")
+      ->capture_default_str();
+  app.add_option("--repeat", o.repeat, "cuda: timed launches (median "
+                 "reported)")->capture_default_str();
   app.add_flag("--print-ir-after-all", o.printIRAfterAll,
                "print the IR after every pass of the pipeline to stderr");
   app.add_option("--inputs", o.inputs, "run on the tensors of this "
@@ -123,6 +137,9 @@ int main(int argc, char **argv) {
                  "to this .safetensors file");
   app.add_flag("--check", o.check, "evaluate the float64 reference and "
                "compare (always on without --inputs)");
+  bool noCheck = false;
+  app.add_flag("--no-check", noCheck, "random problems: skip the reference "
+               "(timing runs of large shapes)");
   app.add_option("--tolerance", o.tolerance, "relative L2 error bound")
       ->capture_default_str();
   // Scalars of the call.
@@ -217,19 +234,15 @@ int main(int argc, char **argv) {
       o.gen.K = o.gen.V = o.headDim;
   }
 
-  if (o.backend == "cuda")
-    return refuse("this build has no CUDA backend yet (the GPU lowering is "
-                  "not built); use --backend cpu");
-  const std::string backend = "cpu";
-
   // The problem: from a file or fresh random inputs.
   Problem problem;
+  std::string seedLine; // printed once we know stdout is not an --emit
   if (generated) {
     uint64_t seed = o.seed ? o.seed : std::random_device{}();
     std::mt19937_64 rng(seed);
     if (Status s = generateProblem(o.gen, o.flags, rng, problem); !s.ok())
       return refuse(s.message);
-    std::printf("problem: random, seed %llu\n", (unsigned long long)seed);
+    seedLine = "problem: random, seed " + std::to_string(seed) + "\n";
     if (!o.saveInputs.empty())
       if (Status s = writeSafetensors(o.saveInputs, problem.tensors); !s.ok())
         return refuse(s.message);
@@ -241,28 +254,37 @@ int main(int argc, char **argv) {
   if (Status s = validateProblem(problem); !s.ok())
     return refuse(s.message);
 
-  // Compile.
-  const int threads =
+  // Backend: cuda where a device is usable (or asked for), else cpu.
+  BackendOptions backendOptions;
+  backendOptions.kernelPath = kernelPath(o);
+  backendOptions.artifactsDir = o.artifactsDir;
+  backendOptions.printIRAfterAll = o.printIRAfterAll;
+  backendOptions.threads =
       o.threads > 0 ? o.threads
                     : std::max(1u, std::thread::hardware_concurrency());
-  CompileOptions compileOptions;
-  compileOptions.kernelPath = kernelPath(o);
-  compileOptions.shape = shapeOf(problem);
-  compileOptions.printIRAfterAll = o.printIRAfterAll;
-  if (o.emit == "ptx" || o.emit == "cubin")
-    return refuse("--emit " + o.emit + " needs the CUDA backend, which this "
-                  "build does not have yet");
-  auto compileStart = std::chrono::steady_clock::now();
-  std::unique_ptr<CPUKernel> kernel;
-  if (Status s = CPUKernel::compile(compileOptions, kernel); !s.ok())
-    return refuse(s.message);
+  backendOptions.warmup = o.warmup;
+  backendOptions.repeat = o.repeat;
+  backendOptions.chip = o.chip;
+  const KernelShape shape = shapeOf(problem);
+
   if (!o.emit.empty()) {
     std::string text;
-    EmitKind kind = o.emit == "tile"   ? EmitKind::TileIR
-                    : o.emit == "mlir" ? EmitKind::LLVMDialect
-                                       : EmitKind::LLVMIR;
-    if (Status s = kernel->emit(kind, text); !s.ok())
+    if (o.emit == "ptx" || o.emit == "artifact") {
+      Artifact artifact;
+      if (Status s = gpuArtifact(backendOptions, shape, artifact); !s.ok())
+        return refuse(s.message);
+      if (o.emit == "artifact") {
+        if (o.outputFile.empty())
+          return refuse("--emit artifact needs -o DIR");
+        if (Status s = writeArtifact(o.outputFile, artifact); !s.ok())
+          return refuse(s.message);
+        return 0;
+      }
+      text = artifact.ptx;
+    } else if (Status s = emitCpu(backendOptions, shape, o.emit, text);
+               !s.ok()) {
       return refuse(s.message);
+    }
     if (o.outputFile.empty()) {
       std::fwrite(text.data(), 1, text.size(), stdout);
     } else {
@@ -273,14 +295,23 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  double compileSeconds = seconds(compileStart);
 
+  std::string backend = o.backend, whyNoCuda;
+  if (backend == "auto")
+    backend = cudaAvailable(whyNoCuda) ? "cuda" : "cpu";
+  if (backend == "cpu" && !canCompile())
+    return refuse("this gdn-run is a runtime-only build: it runs artifacts on "
+                  "a GPU only (--backend cuda --artifacts DIR)");
+
+  std::fputs(seedLine.c_str(), stdout);
   std::printf("problem: %s\n", describe(problem).c_str());
-  std::printf("kernel: %s, backend %s (%d threads)\n",
-              compileOptions.kernelPath.c_str(), backend.c_str(), threads);
+  std::printf("kernel: %s, backend %s\n",
+              o.artifactsDir.empty() ? backendOptions.kernelPath.c_str()
+                                     : o.artifactsDir.c_str(),
+              backend.c_str());
 
   // Reference first (it reads the untouched inputs), then poison and run.
-  bool check = o.check || generated;
+  bool check = o.check || (generated && !noCheck);
   std::vector<double> refPool;
   ReferenceResult ref;
   WriteSet writes;
@@ -297,22 +328,17 @@ int main(int argc, char **argv) {
   PreparedCall call;
   if (Status s = prepareCall(problem, out, call); !s.ok())
     return refuse(s.message);
-  if (Status s = kernel->checkArguments(call.entry, call.args); !s.ok())
-    return refuse(s.message);
   if (check)
     poisonOutputs(out, pool, writes);
 
-  auto jitStart = std::chrono::steady_clock::now();
-  if (Status s = kernel->jit(call.entry); !s.ok())
-    return refuse(s.message);
-  double jitSeconds = seconds(jitStart);
-  auto runStart = std::chrono::steady_clock::now();
-  if (Status s = kernel->launch(call.entry, call.args, call.grid, threads);
-      !s.ok())
-    return refuse(s.message);
-  double runSeconds = seconds(runStart);
-  std::printf("time: compile %.0f ms, JIT %.0f ms, run %.1f ms (CPU)\n",
-              compileSeconds * 1e3, jitSeconds * 1e3, runSeconds * 1e3);
+  std::string timing;
+  bool guardsIntact = true;
+  Status ran = backend == "cuda"
+                   ? runCuda(backendOptions, call, timing, guardsIntact)
+                   : runCpu(backendOptions, call, timing);
+  if (!ran.ok())
+    return refuse(ran.message);
+  std::printf("time: %s\n", timing.c_str());
 
   int status = 0;
   if (check) {
@@ -325,6 +351,8 @@ int main(int argc, char **argv) {
                 (long long)report.pagesUntouched);
     for (const auto &p : report.problems)
       std::printf("  FAIL %s\n", p.c_str());
+    if (!guardsIntact)
+      report.problems.push_back("bytes outside the buffers changed (guards)");
     bool ok = report.passed(o.tolerance);
     std::printf("verdict: %s (tolerance %.1e)\n", ok ? "PASS" : "FAIL",
                 o.tolerance);

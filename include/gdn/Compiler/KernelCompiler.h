@@ -28,7 +28,15 @@ struct CompileOptions {
   std::string kernelPath;     // a .mlir file
   KernelShape shape;
   bool printIRAfterAll = false; // every stage of the pipeline to stderr
+  std::string chip = "sm_90a";  // GPU: target architecture
+  int64_t blockSize = 128;      // GPU: threads per block
 };
+
+struct Artifact;
+
+/// Compiles a kernel file to PTX with the GPU pipeline (gdn-gpu-pipeline)
+/// and describes its kernels (parameters, scratch, launch geometry).
+Status compileForGPU(const CompileOptions &options, Artifact &artifact);
 
 enum class EmitKind { TileIR, LLVMDialect, LLVMIR };
 

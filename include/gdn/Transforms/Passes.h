@@ -28,7 +28,33 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {};
 /// Appends the CPU pipeline (gdn -> linalg -> bufferized loops -> LLVM).
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
-/// Registers every gdn pass and the named pipelines (gdn-cpu-pipeline).
+/// Options of the GPU pipeline.
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimisation level"),
+      llvm::cl::init(3)};
+  PassOptions::Option<int64_t> blockSize{
+      *this, "block-size", llvm::cl::desc("threads per block"),
+      llvm::cl::init(128)};
+};
+
+/// First half of the GPU pipeline: gdn -> linalg -> buffers -> a gpu.module
+/// whose kernels have their tile work spread over threads (tensor cores for
+/// matmuls). Kernels carry `gdn.scratch_bytes_per_block`.
+void buildGPUKernelPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+
+/// Second half: the gpu.module -> NVVM -> PTX in a gpu.binary (upstream
+/// gpu-lower-to-nvvm-pipeline with format=isa).
+void buildGPUToPTXPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+
+/// Registers every gdn pass and the named pipelines (gdn-cpu-pipeline,
+/// gdn-gpu-pipeline).
 void registerGDNPassesAndPipelines();
 
 } // namespace gdn

@@ -1,0 +1,57 @@
+//===- Artifact.h - compiled GPU kernels and their manifest -----*- C++ -*-===//
+//
+// What the compiler hands to a GPU host that has no LLVM / MLIR: the PTX
+// and a small JSON manifest (kernel names, parameters, launch geometry,
+// scratch memory, the shape and flags it was compiled for). MLIR-free.
+//
+// A directory holds `manifest.json` and the PTX file it names.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_RUNTIME_ARTIFACT_H
+#define GDN_RUNTIME_ARTIFACT_H
+
+#include "gdn/Runtime/KernelArgs.h"
+#include "gdn/TensorIO/Status.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gdn {
+
+/// One kernel parameter as the driver passes it. Memrefs travel expanded as
+/// MLIR's GPU lowering expects: allocated and aligned pointers, offset,
+/// sizes, strides.
+struct ParamInfo {
+  enum class Kind { MemRef, Index, F32, I1, Scratch };
+  Kind kind = Kind::Index;
+  int64_t rank = 0;        // MemRef
+  DType dtype = DType::F32; // MemRef element type
+};
+
+struct KernelInfo {
+  std::vector<ParamInfo> params; // in order; Scratch last
+  int64_t scratchBytesPerBlock = 0;
+};
+
+struct Artifact {
+  static constexpr const char *kFormat = "gdn-artifact-1";
+  std::string chip = "sm_90a";
+  int64_t blockSize = 128;
+  KernelShape shape;
+  std::string source;              // the kernel file it was compiled from
+  std::map<std::string, KernelInfo> kernels;
+  std::string ptx;
+
+  /// The directory a shape's artifact lives in under a root:
+  /// k<K>_v<V>_<dtype>, e.g. k128_v128_bf16.
+  static std::string subdirFor(const KernelShape &shape);
+};
+
+Status writeArtifact(const std::string &dir, const Artifact &artifact);
+Status readArtifact(const std::string &dir, Artifact &artifact);
+
+} // namespace gdn
+
+#endif // GDN_RUNTIME_ARTIFACT_H

@@ -1,0 +1,57 @@
+//===- CudaRunner.h - run compiled kernels through the CUDA driver -*- C++ -*-===//
+//
+// Loads an artifact's PTX with the CUDA driver API and launches a kernel on
+// host buffers (uploaded, run, downloaded). libcuda is opened at run time, so
+// binaries that contain this run on machines without a GPU driver too (and
+// say so when asked to use it). MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_RUNTIME_CUDARUNNER_H
+#define GDN_RUNTIME_CUDARUNNER_H
+
+#include "gdn/Runtime/Artifact.h"
+#include "gdn/Runtime/KernelArgs.h"
+#include "gdn/TensorIO/Status.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gdn {
+
+struct GpuRunReport {
+  std::string device;
+  double firstMs = 0;        // the checked launch
+  double medianMs = 0;       // median of the timed launches
+  double minMs = 0;
+  int timedLaunches = 0;
+  bool guardsIntact = true;  // bytes around every buffer unchanged
+  std::string guardMessage;
+};
+
+class CudaRunner {
+public:
+  ~CudaRunner();
+  /// Opens libcuda.so.1, initialises device 0 and its primary context.
+  static Status open(std::unique_ptr<CudaRunner> &runner);
+  /// JIT-loads the artifact's PTX (the driver compiles it for the device).
+  Status load(const Artifact &artifact);
+  /// Uploads every buffer of `args` with guard bytes around it, launches
+  /// `entry` once over `grid`, downloads every buffer and checks the guards;
+  /// then, when `timedLaunches` > 0, launches that many more times (after
+  /// `warmup` untimed ones) for timing. Buffers hold the first launch's
+  /// results.
+  Status run(const std::string &entry, const std::vector<KernelArg> &args,
+             Grid grid, int warmup, int timedLaunches, GpuRunReport &report);
+
+  struct Impl;
+
+private:
+  explicit CudaRunner(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace gdn
+
+#endif // GDN_RUNTIME_CUDARUNNER_H

@@ -1,0 +1,120 @@
+//===- GPUCompiler.cpp - kernel file -> PTX artifact ----------------------===//
+
+#include "KernelSource.h"
+
+#include "gdn/Runtime/Artifact.h"
+#include "gdn/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace gdn;
+
+namespace {
+
+bool dtypeOf(mlir::Type t, DType &out) {
+  if (t.isBF16()) out = DType::BF16;
+  else if (t.isF16()) out = DType::F16;
+  else if (t.isF32()) out = DType::F32;
+  else if (t.isF64()) out = DType::F64;
+  else if (t.isInteger(32)) out = DType::I32;
+  else if (t.isInteger(64)) out = DType::I64;
+  else return false;
+  return true;
+}
+
+/// The parameters of a distributed kernel, as the runner passes them.
+Status describeKernel(mlir::gpu::GPUFuncOp kernel, KernelInfo &info) {
+  auto inputs = kernel.getFunctionType().getInputs();
+  for (auto [i, type] : llvm::enumerate(inputs)) {
+    ParamInfo p;
+    bool last = i + 1 == inputs.size();
+    if (auto memref = mlir::dyn_cast<mlir::MemRefType>(type)) {
+      p.kind = last ? ParamInfo::Kind::Scratch : ParamInfo::Kind::MemRef;
+      p.rank = memref.getRank();
+      if (!last && !dtypeOf(memref.getElementType(), p.dtype))
+        return Status::error("kernel " + kernel.getName().str() + " argument " +
+                             std::to_string(i) +
+                             " has an element type the runtime cannot pass");
+    } else if (type.isIndex()) {
+      p.kind = ParamInfo::Kind::Index;
+    } else if (type.isF32()) {
+      p.kind = ParamInfo::Kind::F32;
+    } else if (type.isInteger(1)) {
+      p.kind = ParamInfo::Kind::I1;
+    } else {
+      return Status::error("kernel " + kernel.getName().str() + " argument " +
+                           std::to_string(i) +
+                           " has a type the runtime cannot pass");
+    }
+    info.params.push_back(p);
+  }
+  auto scratch = kernel->getAttrOfType<mlir::IntegerAttr>(
+      "gdn.scratch_bytes_per_block");
+  info.scratchBytesPerBlock = scratch ? scratch.getInt() : 0;
+  return Status::success();
+}
+
+} // namespace
+
+Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
+  mlir::DialectRegistry registry;
+  registerCompilerDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  CapturedDiagnostics diags(context);
+  std::string specialised;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (Status s = parseKernel(options, context, diags, specialised, module);
+      !s.ok())
+    return s;
+
+  mlir::gdn::GPUPipelineOptions gpuOptions;
+  gpuOptions.chip = options.chip;
+  gpuOptions.blockSize = options.blockSize;
+  auto runStage = [&](auto build, const char *what) -> Status {
+    mlir::PassManager pm(&context);
+    if (options.printIRAfterAll) {
+      context.disableMultithreading();
+      pm.enableIRPrinting();
+    }
+    build(pm, gpuOptions);
+    if (mlir::failed(pm.run(*module)))
+      return Status::error(std::string(what) + " of kernel '" +
+                           options.kernelPath + "' failed:\n" + diags.text);
+    return Status::success();
+  };
+  if (Status s = runStage(mlir::gdn::buildGPUKernelPipeline,
+                          "lowering to GPU kernels");
+      !s.ok())
+    return s;
+
+  artifact = Artifact();
+  artifact.chip = options.chip;
+  artifact.blockSize = options.blockSize;
+  artifact.shape = options.shape;
+  artifact.source = options.kernelPath;
+  Status described = Status::success();
+  module->walk([&](mlir::gpu::GPUFuncOp kernel) {
+    if (!kernel.isKernel() || !described.ok())
+      return;
+    described = describeKernel(kernel, artifact.kernels[kernel.getName().str()]);
+  });
+  if (!described.ok())
+    return described;
+
+  if (Status s = runStage(mlir::gdn::buildGPUToPTXPipeline, "PTX generation");
+      !s.ok())
+    return s;
+  module->walk([&](mlir::gpu::BinaryOp binary) {
+    for (mlir::Attribute object : binary.getObjects())
+      if (auto obj = mlir::dyn_cast<mlir::gpu::ObjectAttr>(object))
+        artifact.ptx = obj.getObject().str();
+  });
+  if (artifact.ptx.empty())
+    return Status::error("PTX generation of kernel '" + options.kernelPath +
+                         "' produced no PTX");
+  return Status::success();
+}

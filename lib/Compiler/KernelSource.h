@@ -1,0 +1,48 @@
+//===- KernelSource.h - read, specialise and parse a kernel file -*- C++ -*-===//
+//
+// Shared by the CPU and GPU compilers (internal to lib/Compiler).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_LIB_COMPILER_KERNELSOURCE_H
+#define GDN_LIB_COMPILER_KERNELSOURCE_H
+
+#include "gdn/Compiler/KernelCompiler.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+
+namespace gdn {
+
+/// Diagnostics printed with source locations, collected into a string that
+/// is also returned to the caller. Keep it alive while passes run.
+struct CapturedDiagnostics {
+  std::string text;
+  llvm::raw_string_ostream os{text};
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> handler;
+
+  explicit CapturedDiagnostics(mlir::MLIRContext &ctx)
+      : handler(std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr,
+                                                                   &ctx, os)) {}
+};
+
+/// The gdn dialect, every upstream dialect and the LLVM IR translations.
+void registerCompilerDialects(mlir::DialectRegistry &registry);
+
+/// Reads `options.kernelPath`, re-binds its shape aliases and parses it;
+/// diagnostics name the user's file, line and column.
+Status parseKernel(const CompileOptions &options, mlir::MLIRContext &context,
+                   CapturedDiagnostics &diags, std::string &specialised,
+                   mlir::OwningOpRef<mlir::ModuleOp> &module);
+
+} // namespace gdn
+
+#endif // GDN_LIB_COMPILER_KERNELSOURCE_H

@@ -1,0 +1,144 @@
+//===- Artifact.cpp - read and write compiled-kernel artifacts ------------===//
+
+#include "gdn/Runtime/Artifact.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+using namespace gdn;
+using json = nlohmann::json;
+
+namespace {
+const char *kindName(ParamInfo::Kind k) {
+  switch (k) {
+  case ParamInfo::Kind::MemRef: return "memref";
+  case ParamInfo::Kind::Index: return "index";
+  case ParamInfo::Kind::F32: return "f32";
+  case ParamInfo::Kind::I1: return "i1";
+  case ParamInfo::Kind::Scratch: return "scratch";
+  }
+  return "?";
+}
+
+bool parseKind(const std::string &s, ParamInfo::Kind &k) {
+  for (auto c : {ParamInfo::Kind::MemRef, ParamInfo::Kind::Index,
+                 ParamInfo::Kind::F32, ParamInfo::Kind::I1,
+                 ParamInfo::Kind::Scratch})
+    if (s == kindName(c)) {
+      k = c;
+      return true;
+    }
+  return false;
+}
+
+Status readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error("cannot read '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return Status::success();
+}
+} // namespace
+
+std::string Artifact::subdirFor(const KernelShape &shape) {
+  std::string dt = dtypeName(shape.io);
+  for (char &c : dt)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return "k" + std::to_string(shape.K) + "_v" + std::to_string(shape.V) + "_" +
+         dt;
+}
+
+Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
+  ::mkdir(dir.c_str(), 0755);
+  json kernels = json::object();
+  for (const auto &[name, k] : a.kernels) {
+    json params = json::array();
+    for (const ParamInfo &p : k.params) {
+      json jp = {{"kind", kindName(p.kind)}};
+      if (p.kind == ParamInfo::Kind::MemRef) {
+        jp["rank"] = p.rank;
+        jp["dtype"] = dtypeName(p.dtype);
+      }
+      params.push_back(jp);
+    }
+    kernels[name] = {{"params", params},
+                     {"scratch_bytes_per_block", k.scratchBytesPerBlock}};
+  }
+  json m = {{"format", Artifact::kFormat},
+            {"chip", a.chip},
+            {"block_size", a.blockSize},
+            {"shape",
+             {{"K", a.shape.K}, {"V", a.shape.V}, {"io", dtypeName(a.shape.io)}}},
+            {"source", a.source},
+            {"ptx", "kernel.ptx"},
+            {"grid", "x = value heads HV, y = sequences B"},
+            {"kernels", kernels}};
+  std::ofstream ptx(dir + "/kernel.ptx", std::ios::binary);
+  ptx << a.ptx;
+  std::ofstream man(dir + "/manifest.json");
+  man << m.dump(2) << "\n";
+  if (!ptx || !man)
+    return Status::error("cannot write the artifact to '" + dir + "'");
+  return Status::success();
+}
+
+Status gdn::readArtifact(const std::string &dir, Artifact &a) {
+  std::string text;
+  const std::string path = dir + "/manifest.json";
+  if (Status s = readFile(path, text); !s.ok())
+    return s;
+  json m = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto bad = [&](const std::string &what) {
+    return Status::error("artifact manifest '" + path + "': " + what);
+  };
+  if (m.is_discarded() || !m.is_object())
+    return bad("not a JSON object");
+  if (!m.contains("format") || m["format"] != Artifact::kFormat)
+    return bad(std::string("format is not ") + Artifact::kFormat);
+  auto getInt = [&](const json &o, const char *key, int64_t &out) {
+    if (!o.is_object() || !o.contains(key) || !o[key].is_number_integer())
+      return false;
+    out = o[key].get<int64_t>();
+    return true;
+  };
+  auto getStr = [&](const json &o, const char *key, std::string &out) {
+    if (!o.is_object() || !o.contains(key) || !o[key].is_string())
+      return false;
+    out = o[key].get<std::string>();
+    return true;
+  };
+  std::string io, ptxName;
+  if (!getStr(m, "chip", a.chip) || !getInt(m, "block_size", a.blockSize) ||
+      !m.contains("shape") || !getInt(m["shape"], "K", a.shape.K) ||
+      !getInt(m["shape"], "V", a.shape.V) || !getStr(m["shape"], "io", io) ||
+      !parseDType(io, a.shape.io) || !getStr(m, "ptx", ptxName))
+    return bad("missing or malformed chip / block_size / shape / ptx");
+  getStr(m, "source", a.source);
+  if (!m.contains("kernels") || !m["kernels"].is_object())
+    return bad("no kernels");
+  for (auto it = m["kernels"].begin(); it != m["kernels"].end(); ++it) {
+    KernelInfo k;
+    if (!getInt(it.value(), "scratch_bytes_per_block", k.scratchBytesPerBlock) ||
+        !it.value().contains("params") || !it.value()["params"].is_array())
+      return bad("kernel '" + it.key() + "' lacks params / scratch size");
+    for (const json &jp : it.value()["params"]) {
+      ParamInfo p;
+      std::string kind, dt;
+      if (!getStr(jp, "kind", kind) || !parseKind(kind, p.kind))
+        return bad("kernel '" + it.key() + "' has a parameter of unknown kind");
+      if (p.kind == ParamInfo::Kind::MemRef &&
+          (!getInt(jp, "rank", p.rank) || !getStr(jp, "dtype", dt) ||
+           !parseDType(dt, p.dtype)))
+        return bad("kernel '" + it.key() + "' has a malformed memref parameter");
+      k.params.push_back(p);
+    }
+    a.kernels[it.key()] = k;
+  }
+  return readFile(dir + "/" + ptxName, a.ptx);
+}

@@ -1,0 +1,323 @@
+//===- CudaRunner.cpp - run compiled kernels through the CUDA driver ------===//
+
+#include "gdn/Runtime/CudaRunner.h"
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstring>
+#include <dlfcn.h>
+
+using namespace gdn;
+
+namespace {
+
+// Driver entry points, looked up in libcuda at run time.
+struct Driver {
+  void *lib = nullptr;
+#define GDN_CU_FN(name, ...) CUresult (*name)(__VA_ARGS__) = nullptr;
+  GDN_CU_FN(Init, unsigned)
+  GDN_CU_FN(DeviceGet, CUdevice *, int)
+  GDN_CU_FN(DeviceGetName, char *, int, CUdevice)
+  GDN_CU_FN(DevicePrimaryCtxRetain, CUcontext *, CUdevice)
+  GDN_CU_FN(CtxSetCurrent, CUcontext)
+  GDN_CU_FN(CtxSynchronize)
+  GDN_CU_FN(ModuleLoadDataEx, CUmodule *, const void *, unsigned, CUjit_option *, void **)
+  GDN_CU_FN(ModuleUnload, CUmodule)
+  GDN_CU_FN(ModuleGetFunction, CUfunction *, CUmodule, const char *)
+  GDN_CU_FN(MemAlloc, CUdeviceptr *, size_t)
+  GDN_CU_FN(MemFree, CUdeviceptr)
+  GDN_CU_FN(MemcpyHtoD, CUdeviceptr, const void *, size_t)
+  GDN_CU_FN(MemcpyDtoH, void *, CUdeviceptr, size_t)
+  GDN_CU_FN(MemsetD8, CUdeviceptr, unsigned char, size_t)
+  GDN_CU_FN(LaunchKernel, CUfunction, unsigned, unsigned, unsigned, unsigned,
+            unsigned, unsigned, unsigned, CUstream, void **, void **)
+  GDN_CU_FN(EventCreate, CUevent *, unsigned)
+  GDN_CU_FN(EventRecord, CUevent, CUstream)
+  GDN_CU_FN(EventSynchronize, CUevent)
+  GDN_CU_FN(EventElapsedTime, float *, CUevent, CUevent)
+  GDN_CU_FN(EventDestroy, CUevent)
+  GDN_CU_FN(GetErrorString, CUresult, const char **)
+#undef GDN_CU_FN
+
+  template <typename F> bool bind(F &fn, const char *name) {
+    // Versioned names first (cuMemAlloc is cuMemAlloc_v2 in cuda.h).
+    std::string v2 = std::string(name) + "_v2";
+    void *sym = dlsym(lib, v2.c_str());
+    if (!sym)
+      sym = dlsym(lib, name);
+    fn = reinterpret_cast<F>(sym);
+    return sym != nullptr;
+  }
+};
+
+constexpr size_t kGuardBytes = 4096;
+constexpr unsigned char kGuardByte = 0xA5;
+
+} // namespace
+
+struct CudaRunner::Impl {
+  Driver cu;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUmodule module = nullptr;
+  std::string deviceName;
+  const Artifact *artifact = nullptr;
+
+  Status check(CUresult r, const std::string &what) {
+    if (r == CUDA_SUCCESS)
+      return Status::success();
+    const char *msg = "unknown error";
+    if (cu.GetErrorString)
+      cu.GetErrorString(r, &msg);
+    return Status::error(what + " failed: " + msg + " (CUresult " +
+                         std::to_string(static_cast<int>(r)) + ")");
+  }
+};
+
+CudaRunner::CudaRunner(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+
+CudaRunner::~CudaRunner() {
+  if (impl && impl->module)
+    impl->cu.ModuleUnload(impl->module);
+}
+
+Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner) {
+  auto impl = std::make_unique<Impl>();
+  Driver &cu = impl->cu;
+  cu.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!cu.lib)
+    return Status::error("no CUDA driver on this machine (libcuda.so.1 "
+                         "cannot be loaded); use --backend cpu");
+  bool ok = cu.bind(cu.Init, "cuInit") && cu.bind(cu.DeviceGet, "cuDeviceGet") &&
+            cu.bind(cu.DeviceGetName, "cuDeviceGetName") &&
+            cu.bind(cu.DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+            cu.bind(cu.CtxSetCurrent, "cuCtxSetCurrent") &&
+            cu.bind(cu.CtxSynchronize, "cuCtxSynchronize") &&
+            cu.bind(cu.ModuleLoadDataEx, "cuModuleLoadDataEx") &&
+            cu.bind(cu.ModuleUnload, "cuModuleUnload") &&
+            cu.bind(cu.ModuleGetFunction, "cuModuleGetFunction") &&
+            cu.bind(cu.MemAlloc, "cuMemAlloc") && cu.bind(cu.MemFree, "cuMemFree") &&
+            cu.bind(cu.MemcpyHtoD, "cuMemcpyHtoD") &&
+            cu.bind(cu.MemcpyDtoH, "cuMemcpyDtoH") &&
+            cu.bind(cu.MemsetD8, "cuMemsetD8") &&
+            cu.bind(cu.LaunchKernel, "cuLaunchKernel") &&
+            cu.bind(cu.EventCreate, "cuEventCreate") &&
+            cu.bind(cu.EventRecord, "cuEventRecord") &&
+            cu.bind(cu.EventSynchronize, "cuEventSynchronize") &&
+            cu.bind(cu.EventElapsedTime, "cuEventElapsedTime") &&
+            cu.bind(cu.EventDestroy, "cuEventDestroy") &&
+            cu.bind(cu.GetErrorString, "cuGetErrorString");
+  if (!ok)
+    return Status::error("libcuda.so.1 lacks a driver API function this "
+                         "runtime needs (driver too old?)");
+  if (Status s = impl->check(cu.Init(0), "cuInit"); !s.ok())
+    return s;
+  if (Status s = impl->check(cu.DeviceGet(&impl->device, 0), "cuDeviceGet");
+      !s.ok())
+    return s;
+  char name[256] = {0};
+  cu.DeviceGetName(name, sizeof(name) - 1, impl->device);
+  impl->deviceName = name;
+  if (Status s = impl->check(
+          cu.DevicePrimaryCtxRetain(&impl->context, impl->device),
+          "cuDevicePrimaryCtxRetain");
+      !s.ok())
+    return s;
+  if (Status s = impl->check(cu.CtxSetCurrent(impl->context), "cuCtxSetCurrent");
+      !s.ok())
+    return s;
+  runner.reset(new CudaRunner(std::move(impl)));
+  return Status::success();
+}
+
+Status CudaRunner::load(const Artifact &artifact) {
+  impl->artifact = &artifact;
+  char log[8192] = {0};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log) - 1)};
+  Status s = impl->check(impl->cu.ModuleLoadDataEx(&impl->module,
+                                                   artifact.ptx.c_str(), 2,
+                                                   options, values),
+                         "loading the PTX (cuModuleLoadDataEx)");
+  if (!s.ok())
+    return Status::error(s.message + "\n" + log);
+  return Status::success();
+}
+
+Status CudaRunner::run(const std::string &entry,
+                       const std::vector<KernelArg> &args, Grid grid,
+                       int warmup, int timedLaunches, GpuRunReport &report) {
+  Impl &I = *impl;
+  Driver &cu = I.cu;
+  report = GpuRunReport();
+  report.device = I.deviceName;
+  auto kit = I.artifact->kernels.find(entry);
+  if (kit == I.artifact->kernels.end())
+    return Status::error("the artifact has no kernel '" + entry + "'");
+  const KernelInfo &info = kit->second;
+  if (info.params.size() != args.size() + 1)
+    return Status::error("kernel '" + entry + "' takes " +
+                         std::to_string(info.params.size() - 1) +
+                         " arguments besides scratch, the driver passes " +
+                         std::to_string(args.size()));
+  CUfunction fn;
+  if (Status s = I.check(cu.ModuleGetFunction(&fn, I.module, entry.c_str()),
+                         "cuModuleGetFunction(" + entry + ")");
+      !s.ok())
+    return s;
+
+  // Device buffers, each with guard bytes on both sides.
+  struct Buffer {
+    CUdeviceptr base = 0; // allocation, guard first
+    size_t bytes = 0;
+    CUdeviceptr data() const { return base + kGuardBytes; }
+  };
+  std::vector<Buffer> buffers(args.size());
+  auto freeAll = [&]() {
+    for (Buffer &b : buffers)
+      if (b.base)
+        cu.MemFree(b.base);
+  };
+  std::vector<int64_t> words; // parameter storage, 8 bytes per slot
+  words.reserve(1024);
+  std::vector<size_t> paramSlots;
+  std::vector<uint8_t> bytes1(args.size() + 1);
+  std::vector<void *> params;
+  auto push = [&](int64_t v) {
+    words.push_back(v);
+    paramSlots.push_back(words.size() - 1);
+  };
+  std::vector<std::pair<size_t, size_t>> ptrSlots; // (slot, buffer index)
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg &a = args[i];
+    const ParamInfo &p = info.params[i];
+    if (a.kind == KernelArg::Kind::Buffer) {
+      if (p.kind != ParamInfo::Kind::MemRef ||
+          p.rank != static_cast<int64_t>(a.shape.size()) || p.dtype != a.dtype)
+        return Status::error("argument " + std::to_string(i) + " (" + a.name +
+                             ") does not match the artifact's parameter " +
+                             std::to_string(i));
+      int64_t n = 1;
+      for (int64_t d : a.shape)
+        n *= d;
+      Buffer &b = buffers[i];
+      b.bytes = static_cast<size_t>(n) * elementSize(a.dtype);
+      if (Status s = I.check(cu.MemAlloc(&b.base, b.bytes + 2 * kGuardBytes),
+                             "cuMemAlloc(" + a.name + ")");
+          !s.ok()) {
+        freeAll();
+        return s;
+      }
+      cu.MemsetD8(b.base, kGuardByte, b.bytes + 2 * kGuardBytes);
+      if (b.bytes)
+        cu.MemcpyHtoD(b.data(), a.data, b.bytes);
+      ptrSlots.push_back({words.size(), i});
+      push(0); // allocated pointer, patched below
+      ptrSlots.push_back({words.size(), i});
+      push(0); // aligned pointer
+      push(0); // offset
+      for (int64_t d : a.shape)
+        push(d);
+      int64_t stride = 1;
+      std::vector<int64_t> strides(a.shape.size());
+      for (size_t d = a.shape.size(); d-- > 0;) {
+        strides[d] = stride;
+        stride *= a.shape[d];
+      }
+      for (int64_t s : strides)
+        push(s);
+    } else if (a.kind == KernelArg::Kind::Index) {
+      push(a.index);
+    } else if (a.kind == KernelArg::Kind::F32) {
+      int64_t w = 0;
+      std::memcpy(&w, &a.f32, sizeof(float));
+      push(w);
+    } else {
+      push(a.i1 ? 1 : 0); // read as one byte (.u8 in PTX)
+    }
+  }
+  // Scratch: grid size times the bytes one block needs.
+  Buffer scratch;
+  scratch.bytes = static_cast<size_t>(grid.size()) * info.scratchBytesPerBlock;
+  if (Status s = I.check(cu.MemAlloc(&scratch.base,
+                                     std::max<size_t>(scratch.bytes, 256) +
+                                         2 * kGuardBytes),
+                         "cuMemAlloc(scratch)");
+      !s.ok()) {
+    freeAll();
+    return s;
+  }
+  size_t scratchSlot = words.size();
+  push(0);
+  push(0);
+  push(0);
+  push(static_cast<int64_t>(scratch.bytes));
+  push(1);
+  for (auto [slot, index] : ptrSlots)
+    words[slot] = static_cast<int64_t>(buffers[index].data());
+  words[scratchSlot] = words[scratchSlot + 1] =
+      static_cast<int64_t>(scratch.data());
+  for (size_t slot : paramSlots)
+    params.push_back(&words[slot]);
+
+  auto launch = [&]() {
+    return I.check(cu.LaunchKernel(fn, grid.x, grid.y, grid.z,
+                                   I.artifact->blockSize, 1, 1, 0, nullptr,
+                                   params.data(), nullptr),
+                   "cuLaunchKernel(" + entry + ")");
+  };
+  CUevent start, stop;
+  cu.EventCreate(&start, 0);
+  cu.EventCreate(&stop, 0);
+  auto timed = [&](float &ms) -> Status {
+    cu.EventRecord(start, nullptr);
+    if (Status s = launch(); !s.ok())
+      return s;
+    cu.EventRecord(stop, nullptr);
+    if (Status s = I.check(cu.EventSynchronize(stop), "running " + entry);
+        !s.ok())
+      return s;
+    cu.EventElapsedTime(&ms, start, stop);
+    return Status::success();
+  };
+  float first = 0;
+  Status status = timed(first);
+  report.firstMs = first;
+  // Results of the first launch, and the guards around every buffer.
+  for (size_t i = 0; status.ok() && i < args.size(); ++i) {
+    const Buffer &b = buffers[i];
+    if (!b.base)
+      continue;
+    if (b.bytes)
+      cu.MemcpyDtoH(args[i].data, b.data(), b.bytes);
+    std::vector<unsigned char> guard(kGuardBytes);
+    for (CUdeviceptr at : {b.base, b.data() + b.bytes}) {
+      cu.MemcpyDtoH(guard.data(), at, kGuardBytes);
+      if (std::any_of(guard.begin(), guard.end(),
+                      [](unsigned char c) { return c != kGuardByte; })) {
+        report.guardsIntact = false;
+        report.guardMessage += "bytes around " + args[i].name + " changed; ";
+      }
+    }
+  }
+  std::vector<float> times;
+  for (int i = 0; status.ok() && i < warmup + timedLaunches; ++i) {
+    float ms = 0;
+    status = timed(ms);
+    if (i >= warmup)
+      times.push_back(ms);
+  }
+  if (!times.empty()) {
+    std::sort(times.begin(), times.end());
+    report.medianMs = times[times.size() / 2];
+    report.minMs = times.front();
+    report.timedLaunches = static_cast<int>(times.size());
+  }
+  cu.EventDestroy(start);
+  cu.EventDestroy(stop);
+  cu.MemFree(scratch.base);
+  freeAll();
+  return status;
+}

@@ -1,0 +1,373 @@
+//===- DistributeToThreads.cpp - tile work over a block's threads ---------===//
+//
+// After gdn-gpu-outline every thread of a block runs the whole kernel body.
+// Work on tiles is split here: each linalg op, memref.copy and scf.forall
+// becomes a loop over its parallel iterations strided by the block size,
+// followed by a barrier; matmul-shaped contractions go to tensor cores
+// (nvgpu.mma.sync). Scalar stores are made by thread 0 only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::gdn {
+#define GEN_PASS_DEF_GDNGPUDISTRIBUTE
+#include "Passes.h.inc"
+} // namespace mlir::gdn
+
+using namespace mlir;
+
+namespace {
+
+/// Thread id and block size of the kernel being distributed.
+struct Threads {
+  Value tid;
+  int64_t count;
+};
+
+Value cIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+bool isDistributable(Operation *op) {
+  return isa<linalg::LinalgOp, memref::CopyOp, scf::ForallOp>(op);
+}
+
+/// `for (lin = tid; lin < total; lin += count) body(ivs)`, where ivs
+/// delinearise `lin` over `extents` (row-major).
+void threadLoop(OpBuilder &b, Location loc, const Threads &threads,
+                ArrayRef<Value> extents,
+                function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  Value total = cIndex(b, loc, 1);
+  for (Value e : extents)
+    total = arith::MulIOp::create(b, loc, total, e);
+  scf::ForOp::create(
+      b, loc, threads.tid, total, cIndex(b, loc, threads.count), ValueRange{},
+      [&](OpBuilder &lb, Location ll, Value lin, ValueRange) {
+        SmallVector<Value> ivs(extents.size());
+        Value rest = lin;
+        for (size_t d = extents.size(); d-- > 0;) {
+          ivs[d] = arith::RemUIOp::create(lb, ll, rest, extents[d]);
+          rest = arith::DivUIOp::create(lb, ll, rest, extents[d]);
+        }
+        body(lb, ll, ivs);
+        scf::YieldOp::create(lb, ll);
+      });
+}
+
+/// Indices of an operand for loop ivs through a projected-permutation map.
+SmallVector<Value> applyMap(AffineMap map, ValueRange ivs) {
+  SmallVector<Value> idx;
+  for (AffineExpr e : map.getResults())
+    idx.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+  return idx;
+}
+
+/// Any linalg op on memrefs with static loop ranges and projected
+/// permutation maps: parallel iterations over threads, reductions serial.
+LogicalResult distributeLinalg(linalg::LinalgOp op, const Threads &threads) {
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return op.emitError("gdn-gpu-distribute needs static loop ranges");
+  for (AffineMap m : op.getIndexingMapsArray())
+    if (!m.isProjectedPermutation())
+      return op.emitError("gdn-gpu-distribute needs projected-permutation "
+                          "indexing maps");
+  auto iterators = op.getIteratorTypesArray();
+  OpBuilder b(op);
+  SmallVector<Value> parallelExtents;
+  SmallVector<unsigned> parallelDims, reductionDims;
+  for (auto [d, it] : llvm::enumerate(iterators)) {
+    if (it == utils::IteratorType::parallel) {
+      parallelDims.push_back(d);
+      parallelExtents.push_back(cIndex(b, loc, ranges[d]));
+    } else {
+      reductionDims.push_back(d);
+    }
+  }
+  Block *payload = op.getBlock();
+  auto maps = op.getIndexingMapsArray();
+  threadLoop(b, loc, threads, parallelExtents,
+             [&](OpBuilder &pb, Location pl, ValueRange pivs) {
+               SmallVector<Value> ivs(ranges.size());
+               for (auto [i, d] : llvm::enumerate(parallelDims))
+                 ivs[d] = pivs[i];
+               // One serial loop per reduction dimension, innermost body
+               // loads operands, runs the payload and stores the results.
+               std::function<void(OpBuilder &, unsigned)> nest =
+                   [&](OpBuilder &nb, unsigned level) {
+                     if (level < reductionDims.size()) {
+                       scf::ForOp::create(
+                           nb, pl, cIndex(nb, pl, 0),
+                           cIndex(nb, pl, ranges[reductionDims[level]]),
+                           cIndex(nb, pl, 1), ValueRange{},
+                           [&](OpBuilder &rb, Location, Value iv, ValueRange) {
+                             ivs[reductionDims[level]] = iv;
+                             nest(rb, level + 1);
+                             scf::YieldOp::create(rb, pl);
+                           });
+                       return;
+                     }
+                     IRMapping map;
+                     for (OpOperand &operand : op->getOpOperands()) {
+                       BlockArgument arg =
+                           payload->getArgument(operand.getOperandNumber());
+                       Value v = operand.get();
+                       if (isa<MemRefType>(v.getType())) {
+                         if (arg.use_empty())
+                           continue;
+                         v = memref::LoadOp::create(
+                             nb, pl, v,
+                             applyMap(maps[operand.getOperandNumber()], ivs));
+                       }
+                       map.map(arg, v);
+                     }
+                     for (Operation &inner : payload->without_terminator()) {
+                       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+                         map.map(index.getResult(), ivs[index.getDim()]);
+                         continue;
+                       }
+                       nb.clone(inner, map);
+                     }
+                     auto yield = cast<linalg::YieldOp>(payload->getTerminator());
+                     for (auto [i, init] : llvm::enumerate(op.getDpsInits())) {
+                       unsigned number = op.getNumDpsInputs() + i;
+                       memref::StoreOp::create(
+                           nb, pl, map.lookupOrDefault(yield.getOperand(i)),
+                           init, applyMap(maps[number], ivs));
+                     }
+                   };
+               nest(pb, 0);
+             });
+  return success();
+}
+
+/// C[M, N] += A B as m16n8k8 TF32 tensor-core products, one 16 x 8 tile of
+/// C per warp at a time; operands are read through the op's indexing maps
+/// (so transposed operands need no copy), accumulation in fp32.
+bool mmaCompatible(linalg::LinalgOp op) {
+  if (!op->hasAttr("gdn.contraction") || op.getNumLoops() != 3 ||
+      op.getNumDpsInputs() != 2)
+    return false;
+  SmallVector<int64_t> r = op.getStaticLoopRanges();
+  return r[0] % 16 == 0 && r[1] % 8 == 0 && r[2] % 8 == 0;
+}
+
+void distributeMatmul(linalg::LinalgOp op, const Threads &threads) {
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  SmallVector<int64_t> r = op.getStaticLoopRanges();
+  int64_t M = r[0], N = r[1], K = r[2];
+  auto maps = op.getIndexingMapsArray();
+  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+  Value out = op.getDpsInits()[0];
+  Type f32 = b.getF32Type();
+  Value zero = cIndex(b, loc, 0);
+  auto load = [&](OpBuilder &lb, Value src, AffineMap map, Value i, Value j,
+                  Value k) -> Value {
+    Value v = memref::LoadOp::create(lb, loc, src,
+                                     applyMap(map, ValueRange{i, j, k}));
+    return v.getType() == f32 ? v : arith::ExtFOp::create(lb, loc, f32, v);
+  };
+  Value c32 = cIndex(b, loc, 32), c4 = cIndex(b, loc, 4);
+  Value warp = arith::DivUIOp::create(b, loc, threads.tid, c32);
+  Value lane = arith::RemUIOp::create(b, loc, threads.tid, c32);
+  Value group = arith::DivUIOp::create(b, loc, lane, c4);
+  Value inGroup = arith::RemUIOp::create(b, loc, lane, c4);
+  int64_t warps = threads.count / 32, tilesN = N / 8;
+  scf::ForOp::create(
+      b, loc, warp, cIndex(b, loc, (M / 16) * tilesN), cIndex(b, loc, warps),
+      ValueRange{}, [&](OpBuilder &tb, Location, Value tile, ValueRange) {
+        auto add = [&](Value x, int64_t c) -> Value {
+          return arith::AddIOp::create(tb, loc, x, cIndex(tb, loc, c));
+        };
+        auto mul = [&](Value x, int64_t c) -> Value {
+          return arith::MulIOp::create(tb, loc, x, cIndex(tb, loc, c));
+        };
+        Value tm = arith::DivUIOp::create(tb, loc, tile, cIndex(tb, loc, tilesN));
+        Value tn = arith::RemUIOp::create(tb, loc, tile, cIndex(tb, loc, tilesN));
+        Value r0 = arith::AddIOp::create(tb, loc, mul(tm, 16), group);
+        Value r1 = add(r0, 8);
+        Value c0 = arith::AddIOp::create(tb, loc, mul(tn, 8), mul(inGroup, 2));
+        Value c1 = add(c0, 1);
+        Value bCol = arith::AddIOp::create(tb, loc, mul(tn, 8), group);
+        // C fragment: (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
+        AffineMap outMap = maps[2];
+        Value acc = vector::FromElementsOp::create(
+            tb, loc, VectorType::get({2, 2}, f32),
+            ValueRange{load(tb, out, outMap, r0, c0, zero),
+                       load(tb, out, outMap, r0, c1, zero),
+                       load(tb, out, outMap, r1, c0, zero),
+                       load(tb, out, outMap, r1, c1, zero)});
+        auto kLoop = scf::ForOp::create(
+            tb, loc, cIndex(tb, loc, 0), cIndex(tb, loc, K), cIndex(tb, loc, 8),
+            ValueRange{acc},
+            [&](OpBuilder &kb, Location, Value k0, ValueRange iter) {
+              Value ka = arith::AddIOp::create(kb, loc, k0, inGroup);
+              Value kb4 = arith::AddIOp::create(kb, loc, ka, cIndex(kb, loc, 4));
+              // A fragment: (g, t), (g+8, t), (g, t+4), (g+8, t+4).
+              Value a = vector::FromElementsOp::create(
+                  kb, loc, VectorType::get({4, 1}, f32),
+                  ValueRange{load(kb, lhs, maps[0], r0, zero, ka),
+                             load(kb, lhs, maps[0], r1, zero, ka),
+                             load(kb, lhs, maps[0], r0, zero, kb4),
+                             load(kb, lhs, maps[0], r1, zero, kb4)});
+              // B fragment: (t, g), (t+4, g).
+              Value bm = vector::FromElementsOp::create(
+                  kb, loc, VectorType::get({2, 1}, f32),
+                  ValueRange{load(kb, rhs, maps[1], zero, bCol, ka),
+                             load(kb, rhs, maps[1], zero, bCol, kb4)});
+              Value next = nvgpu::MmaSyncOp::create(kb, loc, a, bm, iter[0],
+                                                    ArrayRef<int64_t>{16, 8, 8},
+                                                    /*tf32Enabled=*/true);
+              scf::YieldOp::create(kb, loc, next);
+            });
+        Value result = kLoop.getResult(0);
+        int64_t pos[4][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+        Value rows[4] = {r0, r0, r1, r1}, cols[4] = {c0, c1, c0, c1};
+        for (int e = 0; e < 4; ++e) {
+          Value v = vector::ExtractOp::create(tb, loc, result,
+                                              ArrayRef<int64_t>{pos[e][0], pos[e][1]});
+          memref::StoreOp::create(
+              tb, loc, v, out,
+              applyMap(outMap, ValueRange{rows[e], cols[e], zero}));
+        }
+        scf::YieldOp::create(tb, loc);
+      });
+}
+
+LogicalResult distributeCopy(memref::CopyOp op, const Threads &threads) {
+  auto type = cast<MemRefType>(op.getSource().getType());
+  if (!type.hasStaticShape())
+    return op.emitError("gdn-gpu-distribute needs statically shaped copies");
+  OpBuilder b(op);
+  SmallVector<Value> extents;
+  for (int64_t s : type.getShape())
+    extents.push_back(cIndex(b, op.getLoc(), s));
+  threadLoop(b, op.getLoc(), threads, extents,
+             [&](OpBuilder &lb, Location l, ValueRange ivs) {
+               Value v = memref::LoadOp::create(lb, l, op.getSource(), ivs);
+               memref::StoreOp::create(lb, l, v, op.getTarget(), ivs);
+             });
+  return success();
+}
+
+LogicalResult distributeForall(scf::ForallOp op, const Threads &threads) {
+  if (!op.getOutputs().empty())
+    return op.emitError("gdn-gpu-distribute expects scf.forall without "
+                        "shared outputs after bufferization");
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<Value> extents;
+  for (auto [lb, ub, step] :
+       llvm::zip(op.getMixedLowerBound(), op.getMixedUpperBound(),
+                 op.getMixedStep())) {
+    if (!isConstantIntValue(lb, 0) || !isConstantIntValue(step, 1))
+      return op.emitError("gdn-gpu-distribute expects normalised scf.forall");
+    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, ub));
+  }
+  threadLoop(b, loc, threads, extents,
+             [&](OpBuilder &lb, Location, ValueRange ivs) {
+               IRMapping map;
+               for (auto [arg, iv] : llvm::zip(op.getInductionVars(), ivs))
+                 map.map(arg, iv);
+               for (Operation &inner : op.getBody()->without_terminator())
+                 lb.clone(inner, map);
+             });
+  return success();
+}
+
+struct DistributeToThreadsPass
+    : public gdn::impl::GDNGPUDistributeBase<DistributeToThreadsPass> {
+  void runOnOperation() override {
+    for (auto kernel : getOperation().getOps<gpu::GPUFuncOp>())
+      if (kernel.isKernel() && failed(distribute(kernel)))
+        return signalPassFailure();
+  }
+
+  LogicalResult distribute(gpu::GPUFuncOp kernel) {
+    auto known = kernel.getKnownBlockSize();
+    if (!known)
+      return kernel.emitError("gdn-gpu-distribute needs known_block_size");
+    OpBuilder b(kernel.getBody());
+    b.setInsertionPointToStart(&kernel.getBody().front());
+    Threads threads{gpu::ThreadIdOp::create(b, kernel.getLoc(),
+                                            gpu::Dimension::x),
+                    (*known)[0]};
+    Value isLeader = arith::CmpIOp::create(b, kernel.getLoc(),
+                                           arith::CmpIPredicate::eq,
+                                           threads.tid, cIndex(b, kernel.getLoc(), 0));
+
+    // Walk the uniform control flow; collect tile work and scalar writers.
+    SmallVector<Operation *> work, scalarWriters;
+    std::function<void(Block &)> visit = [&](Block &block) {
+      for (Operation &op : block) {
+        if (isDistributable(&op)) {
+          work.push_back(&op);
+          continue;
+        }
+        bool nestsWork = op.walk([](Operation *inner) {
+                             return isDistributable(inner)
+                                        ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+                           }).wasInterrupted();
+        if (nestsWork) {
+          for (Region &region : op.getRegions())
+            for (Block &inner : region)
+              visit(inner);
+          continue;
+        }
+        bool writes = op.walk([](memref::StoreOp) {
+                          return WalkResult::interrupt();
+                        }).wasInterrupted();
+        if (writes)
+          scalarWriters.push_back(&op);
+      }
+    };
+    visit(kernel.getBody().front());
+
+    for (Operation *op : work) {
+      LogicalResult done = success();
+      if (auto lop = dyn_cast<linalg::LinalgOp>(op)) {
+        if (mmaCompatible(lop))
+          distributeMatmul(lop, threads);
+        else
+          done = distributeLinalg(lop, threads);
+      } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        done = distributeCopy(copy, threads);
+      } else {
+        done = distributeForall(cast<scf::ForallOp>(op), threads);
+      }
+      if (failed(done))
+        return failure();
+      OpBuilder after(op->getContext());
+      after.setInsertionPointAfter(op);
+      gpu::BarrierOp::create(after, op->getLoc());
+      op->erase();
+    }
+    for (Operation *op : scalarWriters) {
+      op->walk([&](memref::StoreOp store) {
+        OpBuilder sb(store);
+        auto guard = scf::IfOp::create(sb, store.getLoc(), isLeader,
+                                       /*withElseRegion=*/false);
+        store->moveBefore(guard.thenBlock()->getTerminator());
+      });
+      OpBuilder after(op->getContext());
+      after.setInsertionPointAfter(op);
+      gpu::BarrierOp::create(after, op->getLoc());
+    }
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,175 @@
+//===- OutlineToGPU.cpp - bufferized kernels -> gpu.func with scratch -----===//
+
+#include "gdn/Dialect/GDNDialect.h"
+#include "gdn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::gdn {
+#define GEN_PASS_DEF_GDNGPUOUTLINE
+#include "Passes.h.inc"
+} // namespace mlir::gdn
+
+using namespace mlir;
+using namespace mlir::gdn;
+
+namespace {
+
+constexpr int64_t kSlotAlignment = 256; // bytes; keeps vector accesses aligned
+
+int64_t bytesOf(MemRefType type) {
+  int64_t bits = type.getElementTypeBitWidth();
+  return type.getNumElements() * ((bits + 7) / 8);
+}
+
+gpu::Dimension dimensionOf(int64_t axis) {
+  return axis == 0 ? gpu::Dimension::x
+         : axis == 1 ? gpu::Dimension::y
+                     : gpu::Dimension::z;
+}
+
+struct OutlineToGPUPass
+    : public gdn::impl::GDNGPUOutlineBase<OutlineToGPUPass> {
+  using GDNGPUOutlineBase::GDNGPUOutlineBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    if (blockSize <= 0 || blockSize % 32 != 0) {
+      module.emitError() << "block-size " << blockSize
+                         << " is not a positive multiple of 32";
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> kernels;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f.isPublic() && !f.isExternal())
+        kernels.push_back(f);
+    OpBuilder b(ctx);
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "gdn_kernels");
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    for (func::FuncOp f : kernels)
+      if (failed(outline(f, gpuModule)))
+        return signalPassFailure();
+    // Only the device code remains: host functions and globals (cloned into
+    // the gpu.module where used) go.
+    for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
+      if (!isa<gpu::GPUModuleOp>(op))
+        op.erase();
+  }
+
+  LogicalResult outline(func::FuncOp f, gpu::GPUModuleOp gpuModule) {
+    MLIRContext *ctx = &getContext();
+    if (!f.getBody().hasOneBlock())
+      return f.emitError("gdn-gpu-outline expects a single-block kernel "
+                         "(structured control flow only)");
+    auto scratchType = MemRefType::get({ShapedType::kDynamic},
+                                       IntegerType::get(ctx, 8));
+    SmallVector<Type> types(f.getArgumentTypes());
+    types.push_back(scratchType);
+    OpBuilder b(ctx);
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    auto kernel = gpu::GPUFuncOp::create(b, f.getLoc(), f.getName(),
+                                         FunctionType::get(ctx, types, {}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+        {static_cast<int32_t>(blockSize), 1, 1}));
+
+    Block &entry = kernel.getBody().front();
+    IRMapping map;
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      map.map(f.getArgument(i), entry.getArgument(i));
+    b.setInsertionPointToEnd(&entry);
+    for (Operation &op : f.getBody().front()) {
+      if (isa<func::ReturnOp>(op))
+        gpu::ReturnOp::create(b, op.getLoc());
+      else
+        b.clone(op, map);
+    }
+
+    // Program ids are block ids.
+    kernel.walk([&](ProgramIdOp op) {
+      OpBuilder ib(op);
+      op.replaceAllUsesWith(gpu::BlockIdOp::create(
+                                ib, op.getLoc(), dimensionOf(op.getAxis()))
+                                .getResult());
+      op.erase();
+    });
+
+    // Globals (constant tiles) used by the kernel move with it.
+    ModuleOp module = getOperation();
+    kernel.walk([&](memref::GetGlobalOp get) {
+      if (gpuModule.lookupSymbol(get.getName()))
+        return;
+      if (auto global = module.lookupSymbol<memref::GlobalOp>(get.getName())) {
+        OpBuilder gb(ctx);
+        gb.setInsertionPointToStart(gpuModule.getBody());
+        gb.clone(*global.getOperation());
+      }
+    });
+
+    // Tile buffers: fixed slots in the block's slice of the scratch buffer.
+    SmallVector<memref::AllocOp> allocs;
+    WalkResult bad = kernel.walk([&](Operation *op) {
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        if (!alloc.getType().hasStaticShape() ||
+            !alloc.getType().getLayout().isIdentity()) {
+          alloc.emitError("gdn-gpu-outline needs statically shaped tile "
+                          "buffers, got ")
+              << alloc.getType();
+          return WalkResult::interrupt();
+        }
+        allocs.push_back(alloc);
+      } else if (isa<memref::DeallocOp>(op)) {
+        op->erase();
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
+    });
+    if (bad.wasInterrupted())
+      return failure();
+    SmallVector<int64_t> offsets;
+    int64_t perBlock = 0;
+    for (memref::AllocOp alloc : allocs) {
+      offsets.push_back(perBlock);
+      perBlock += llvm::alignTo(bytesOf(alloc.getType()), kSlotAlignment);
+    }
+    b.setInsertionPointToStart(&entry);
+    Location loc = kernel.getLoc();
+    Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value by = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    Value bz = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    Value gx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    Value gy = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
+    Value linear = arith::AddIOp::create(
+        b, loc, bx,
+        arith::MulIOp::create(
+            b, loc, gx,
+            arith::AddIOp::create(b, loc, by,
+                                  arith::MulIOp::create(b, loc, gy, bz))));
+    Value base = arith::MulIOp::create(
+        b, loc, linear, arith::ConstantIndexOp::create(b, loc, perBlock));
+    Value scratch = entry.getArguments().back();
+    for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+      OpBuilder ab(alloc);
+      Value shift = arith::AddIOp::create(
+          ab, alloc.getLoc(), base,
+          arith::ConstantIndexOp::create(ab, alloc.getLoc(), offset));
+      Value view = memref::ViewOp::create(ab, alloc.getLoc(), alloc.getType(),
+                                          scratch, shift, ValueRange{});
+      alloc.replaceAllUsesWith(view);
+      alloc.erase();
+    }
+    kernel->setAttr("gdn.scratch_bytes_per_block",
+                    b.getI64IntegerAttr(perBlock));
+    return success();
+  }
+};
+
+} // namespace

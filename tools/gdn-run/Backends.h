@@ -1,0 +1,43 @@
+//===- Backends.h - where gdn-run compiles and runs a kernel ----*- C++ -*-===//
+
+#ifndef GDN_RUN_BACKENDS_H
+#define GDN_RUN_BACKENDS_H
+
+#include "gdn/Driver/Launch.h"
+#include "gdn/Runtime/Artifact.h"
+
+#include <string>
+
+namespace gdn::run {
+
+struct BackendOptions {
+  std::string kernelPath;    // compile from this file (MLIR builds)
+  std::string artifactsDir;  // or load a compiled artifact from here
+  bool printIRAfterAll = false;
+  int threads = 1;           // CPU
+  int warmup = 3, repeat = 20; // CUDA timing
+  std::string chip = "sm_90a";
+};
+
+/// True where this binary can compile kernels (built with MLIR).
+bool canCompile();
+
+/// Compiles for the CPU and prints a stage (tile, mlir, llvm).
+Status emitCpu(const BackendOptions &options, const KernelShape &shape,
+               const std::string &stage, std::string &text);
+/// Compiles (or loads) the GPU artifact for `shape`.
+Status gpuArtifact(const BackendOptions &options, const KernelShape &shape,
+                   Artifact &artifact);
+
+/// Runs the call; `timing` receives a one-line description of the time.
+Status runCpu(const BackendOptions &options, PreparedCall &call,
+              std::string &timing);
+Status runCuda(const BackendOptions &options, PreparedCall &call,
+               std::string &timing, bool &guardsIntact);
+
+/// Whether a CUDA device can be used here (driver present, device found).
+bool cudaAvailable(std::string &why);
+
+} // namespace gdn::run
+
+#endif // GDN_RUN_BACKENDS_H

@@ -1,0 +1,107 @@
+//===- CudaBackend.cpp - PTX artifacts run through the CUDA driver --------===//
+
+#include "Backends.h"
+
+#include <cstdio>
+#include <sys/stat.h>
+
+#ifdef GDN_WITH_MLIR
+#include "gdn/Compiler/KernelCompiler.h"
+#endif
+#ifdef GDN_HAVE_CUDA_RUNNER
+#include "gdn/Runtime/CudaRunner.h"
+#endif
+
+using namespace gdn;
+using namespace gdn::run;
+
+namespace {
+bool exists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+} // namespace
+
+Status run::gpuArtifact(const BackendOptions &o, const KernelShape &shape,
+                        Artifact &artifact) {
+  if (!o.artifactsDir.empty()) {
+    // Either an artifact directory or a root holding one per shape.
+    std::string dir = o.artifactsDir;
+    if (!exists(dir + "/manifest.json"))
+      dir += "/" + Artifact::subdirFor(shape);
+    if (Status s = readArtifact(dir, artifact); !s.ok())
+      return s;
+    if (artifact.shape.K != shape.K || artifact.shape.V != shape.V ||
+        artifact.shape.io != shape.io)
+      return Status::error("artifact '" + dir + "' was compiled for K=" +
+                           std::to_string(artifact.shape.K) + " V=" +
+                           std::to_string(artifact.shape.V) + " " +
+                           dtypeName(artifact.shape.io) +
+                           ", the problem needs " + Artifact::subdirFor(shape));
+    return Status::success();
+  }
+#ifdef GDN_WITH_MLIR
+  CompileOptions c;
+  c.kernelPath = o.kernelPath;
+  c.shape = shape;
+  c.printIRAfterAll = o.printIRAfterAll;
+  c.chip = o.chip;
+  return compileForGPU(c, artifact);
+#else
+  return Status::error("this gdn-run is a runtime-only build: give "
+                       "--artifacts DIR (compiled elsewhere with "
+                       "`gdn-run --emit artifact`)");
+#endif
+}
+
+#ifdef GDN_HAVE_CUDA_RUNNER
+
+bool run::cudaAvailable(std::string &why) {
+  std::unique_ptr<CudaRunner> runner;
+  Status s = CudaRunner::open(runner);
+  why = s.message;
+  return s.ok();
+}
+
+Status run::runCuda(const BackendOptions &o, PreparedCall &call,
+                    std::string &timing, bool &guardsIntact) {
+  Artifact artifact;
+  if (Status s = gpuArtifact(o, call.shape, artifact); !s.ok())
+    return s;
+  std::unique_ptr<CudaRunner> runner;
+  if (Status s = CudaRunner::open(runner); !s.ok())
+    return s;
+  if (Status s = runner->load(artifact); !s.ok())
+    return s;
+  GpuRunReport report;
+  if (Status s = runner->run(call.entry, call.args, call.grid, o.warmup,
+                             o.repeat, report);
+      !s.ok())
+    return s;
+  guardsIntact = report.guardsIntact;
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "first launch %.3f ms, median %.3f ms, min %.3f ms over %d "
+                "launches (CUDA events, %s)%s%s",
+                report.firstMs, report.medianMs, report.minMs,
+                report.timedLaunches, report.device.c_str(),
+                report.guardsIntact ? "" : "; GUARD BYTES CHANGED: ",
+                report.guardMessage.c_str());
+  timing = line;
+  return Status::success();
+}
+
+#else
+
+bool run::cudaAvailable(std::string &why) {
+  why = "this gdn-run was built without the CUDA runner (no cuda.h)";
+  return false;
+}
+
+Status run::runCuda(const BackendOptions &, PreparedCall &, std::string &,
+                    bool &) {
+  return Status::error("this gdn-run was built without the CUDA runner (no "
+                       "cuda.h at build time); use --backend cpu");
+}
+
+#endif
