@@ -52,6 +52,9 @@ demo: build
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) | tee ctest.log
 	@scripts/test-summary.sh $(BUILD)
+	@if [ -s $(BUILD)/ptx-report.txt ]; then \
+	  echo "== PTX for sm_90a (ptxas -v; spill bound 256 bytes per function):"; \
+	  cat $(BUILD)/ptx-report.txt; fi
 
 docs: build
 	ninja -C $(BUILD) gdn-docs

@@ -23,6 +23,7 @@ def import_fla(path):
     for name in ("fla", "fla.ops", "fla.modules", "fla.layers", "fla.models"):
         mod = types.ModuleType(name)
         mod.__path__ = [os.path.join(root, *name.split(".")[1:])]
+        mod.__version__ = "source"  # fla.utils reads the package version
         sys.modules[name] = mod
     from fla.ops.gated_delta_rule.chunk import chunk_gated_delta_rule
     return chunk_gated_delta_rule

@@ -32,3 +32,15 @@ if config.gdn_sanitize:
     # libMLIR.so hands out again: user poisoning gives false reports there.
     config.environment["ASAN_OPTIONS"] = "allow_user_poisoning=0:detect_leaks=1"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+
+# ptxas from the CUDA toolkit checks the PTX the GPU pipeline emits.
+if config.cuda_ptxas and os.path.exists(config.cuda_ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.cuda_ptxas))
+
+# Whether a CUDA driver can be loaded (GPU machines): some tests expect none.
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+except OSError:
+    config.available_features.add("no-cuda-driver")

@@ -41,7 +41,7 @@ struct OutlineToGPUPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     if (blockSize <= 0 || blockSize % 32 != 0) {
-      module.emitError() << "block-size " << blockSize
+      module.emitError() << "block-size " << static_cast<int64_t>(blockSize)
                          << " is not a positive multiple of 32";
       return signalPassFailure();
     }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Every kernel in kernels/ reaches PTX for sm_90a with tensor-core
+# instructions, ptxas accepts it, and no function spills more than
+# SPILL_BOUND bytes. Prints ptxas's register / spill report.
+#
+#   scripts/check-ptx.sh GDN_RUN PTXAS KERNELS_DIR [REPORT]
+#
+# SPILL_BOUND (bytes of spill stores per function, default 256): today's
+# kernels spill about 100 bytes, the kernel parameters' memref descriptors
+# that outlive the 128 registers a 128-thread block leaves each thread.
+set -euo pipefail
+run=$1 ptxas=$2 kernels=$3 report=${4:-/dev/null}
+bound=${SPILL_BOUND:-256}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+: > "$report"
+for kernel in "$kernels"/*.mlir; do
+  for shape in "128 128 bf16" "64 64 f16" "64 128 bf16"; do
+    read -r k v dt <<< "$shape"
+    name="$(basename "$kernel" .mlir) K=$k V=$v $dt"
+    ptx="$tmp/kernel.ptx"
+    "$run" --kernel "$kernel" --emit ptx --head-dim-k "$k" --head-dim-v "$v" \
+      --dtype "$dt" --seqlens 1 -o "$ptx"
+    if ! grep -q 'mma.sync.aligned' "$ptx"; then
+      echo "FAIL $name: no tensor-core instruction (mma.sync) in the PTX" | tee -a "$report"
+      status=1
+    fi
+    if ! "$ptxas" -arch=sm_90a -v "$ptx" -o "$tmp/kernel.cubin" > "$tmp/ptxas.log" 2>&1; then
+      echo "FAIL $name: ptxas rejects the PTX" | tee -a "$report"
+      cat "$tmp/ptxas.log"
+      status=1
+      continue
+    fi
+    # ptxas -v: "Compiling entry function 'f'", then "N bytes spill stores", "Used R registers".
+    awk -v name="$name" -v bound="$bound" '
+      /Compiling entry function/ { fn = $0; sub(/.*function ./, "", fn); sub(/. for.*/, "", fn) }
+      /spill stores/ { spills = $5 }
+      /Used [0-9]+ registers/ {
+        printf "%-34s %-10s %3d registers, %4d bytes spill stores%s\n", name, fn, $5, spills, (spills > bound ? "  FAIL > " bound : "")
+      }' "$tmp/ptxas.log" | tee -a "$report"
+    if awk -v bound="$bound" '/spill stores/ && $5 > bound { bad = 1 } END { exit !bad }' "$tmp/ptxas.log"; then
+      status=1
+    fi
+  done
+done
+exit $status

@@ -1,0 +1,33 @@
+// RUN: gdn-opt %s --gdn-gpu-outline | FileCheck %s
+// RUN: not gdn-opt %s --gdn-gpu-outline=block-size=100 2>&1 | FileCheck %s --check-prefix=BAD
+
+// A bufferized kernel becomes a gpu.func in gpu.module @gdn_kernels with a
+// trailing scratch buffer; its tile buffers become views into the block's
+// slice of it (64x64xf32 = 16384 bytes, bf16 64x128 = 16384 bytes, slots
+// aligned to 256), program ids become block ids, deallocations go.
+
+// CHECK: module attributes {gpu.container_module}
+// CHECK: gpu.module @gdn_kernels
+// CHECK: gpu.func @kernel(%{{.*}}: memref<?x?xf32>, %[[SCRATCH:.*]]: memref<?xi8>) kernel attributes {gdn.scratch_bytes_per_block = 32768 : i64, known_block_size = array<i32: 128, 1, 1>}
+// CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK: %[[LINEAR:.*]] = arith.addi %[[BX]]
+// CHECK: %[[BASE:.*]] = arith.muli %[[LINEAR]], %c32768
+// CHECK: %[[OFF1:.*]] = arith.addi %[[BASE]], %c16384
+// CHECK: memref.view %[[SCRATCH]][%[[OFF1]]][] : memref<?xi8> to memref<64x128xbf16>
+// CHECK: gpu.block_id y
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.dealloc
+// CHECK: gpu.return
+// CHECK-NOT: func.func @kernel
+// BAD: block-size 100 is not a positive multiple of 32
+func.func @kernel(%m: memref<?x?xf32>) {
+  %a = memref.alloc() : memref<64x64xf32>
+  %b = memref.alloc() : memref<64x128xbf16>
+  %p = gdn.program_id 1
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0, %c0] : memref<64x64xf32>
+  memref.store %v, %m[%p, %c0] : memref<?x?xf32>
+  memref.dealloc %a : memref<64x64xf32>
+  memref.dealloc %b : memref<64x128xbf16>
+  return
+}
