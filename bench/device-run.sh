@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: the correctness matrix, sanitizers, then
-# timings of ours and FLA's on the benchmark shapes. Logs go to $OUT.
-#   carry: build-rt artifacts third_party
+# One call on the GPU machine (carry: build-rt/bin artifacts artifacts-bf16
+# variants third_party): the correctness matrix for both tensor-core
+# precisions with compute-sanitizer, then timings of ours (variants) and
+# FLA's on the benchmark shapes. Logs go to $OUT.
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-bench/gpu-matrix.sh build-rt/bin/gdn-run artifacts "$OUT/matrix" 2>&1 | tee "$OUT/matrix.txt"
+RUN=build-rt/bin/gdn-run
+nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/gpu.txt"
+bench/gpu-matrix.sh "$RUN" artifacts "$OUT/matrix-tf32" > "$OUT/matrix-tf32.txt" 2>&1
+tail -4 "$OUT/matrix-tf32.txt"
+bench/gpu-matrix.sh "$RUN" artifacts-bf16 "$OUT/matrix-bf16" > "$OUT/matrix-bf16.txt" 2>&1
+tail -4 "$OUT/matrix-bf16.txt"
 {
-  for shape in "1:4096" "1:16384" "8:4096"; do
-    IFS=: read b t <<< "$shape"
-    lens=$(python3 -c "print(','.join(['$t']*$b))")
-    timeout 300 build-rt/bin/gdn-run --backend cuda --artifacts artifacts --no-check \
-      --seqlens "$lens" --warmup 1 --repeat 3 | grep -E "problem: paged|time:" ;
+  for v in base bf16 threads256 threads512 no-inverse no-intra-output no-state-update; do
+    for t in 4096 16384; do
+      line=$(timeout 200 "$RUN" --backend cuda --artifacts "variants/$v" --no-check \
+               --seqlens "$t" --warmup 1 --repeat 3 | grep -E "^time:")
+      echo "variant $v 1x$t: $line"
+    done
   done
-  if [ -d third_party/fla ]; then
-    PYTHONUNBUFFERED=1 timeout 300 python3 bench/bench_fla.py --fla third_party \
-      --shape 1x4096 --shape 1x16384 --shape 8x4096 --shape 1x65536
-  fi
+  bench/bench-shapes.sh "$RUN" artifacts third_party
 } 2>&1 | tee "$OUT/bench.txt"

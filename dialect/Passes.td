@@ -68,10 +68,23 @@ def GDNGPUDistribute : Pass<"gdn-gpu-distribute", "::mlir::gpu::GPUModuleOp"> {
     accumulation, one 16 x 8 output tile per warp at a time. Scalar code runs
     on every thread; its stores (the cumulative sum) are made by thread 0
     only, then the block synchronises.
+
+    With `mma=bf16`, contractions whose K is a multiple of 32 instead stage
+    32-wide slabs of both operands in shared memory as bf16 (converted on the
+    way in), load fragments with `nvgpu.ldmatrix` and multiply with
+    `nvvm.mma.sync` m16n8k16 in bf16 (nvgpu.mma.sync has no bf16 lowering),
+    accumulating in fp32 in C.
   }];
+  let options = [
+    Option<"mma", "mma", "std::string", /*default=*/"\"tf32\"",
+           "tensor-core operand precision: tf32 (m16n8k8) or bf16 "
+           "(ldmatrix + m16n8k16)">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::vector::VectorDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];

@@ -74,6 +74,7 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   mlir::gdn::GPUPipelineOptions gpuOptions;
   gpuOptions.chip = options.chip;
   gpuOptions.blockSize = options.blockSize;
+  gpuOptions.mma = options.mma;
   auto runStage = [&](auto build, const char *what) -> Status {
     mlir::PassManager pm(&context);
     if (options.printIRAfterAll) {

@@ -81,7 +81,9 @@ void gdn::buildGPUKernelPipeline(OpPassManager &pm,
   GDNGPUOutlineOptions outline;
   outline.blockSize = options.blockSize;
   pm.addPass(createGDNGPUOutline(outline));
-  pm.addNestedPass<gpu::GPUModuleOp>(createGDNGPUDistribute());
+  GDNGPUDistributeOptions distribute;
+  distribute.mma = options.mma;
+  pm.addNestedPass<gpu::GPUModuleOp>(createGDNGPUDistribute(distribute));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLowerAffinePass());

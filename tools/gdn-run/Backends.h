@@ -17,6 +17,8 @@ struct BackendOptions {
   int threads = 1;           // CPU
   int warmup = 3, repeat = 20; // CUDA timing
   std::string chip = "sm_90a";
+  int64_t blockSize = 128;   // CUDA threads per block
+  std::string mma = "tf32";  // CUDA tensor-core precision
 };
 
 /// True where this binary can compile kernels (built with MLIR).

@@ -46,6 +46,8 @@ Status run::gpuArtifact(const BackendOptions &o, const KernelShape &shape,
   c.shape = shape;
   c.printIRAfterAll = o.printIRAfterAll;
   c.chip = o.chip;
+  c.blockSize = o.blockSize;
+  c.mma = o.mma;
   return compileForGPU(c, artifact);
 #else
   return Status::error("this gdn-run is a runtime-only build: give "

@@ -57,6 +57,8 @@ struct Options {
   std::string artifactsDir;
   std::string chip = "sm_90a";
   int warmup = 3, repeat = 20;
+  int64_t blockSize = 128;
+  std::string mma = "tf32";
 };
 
 int refuse(const std::string &message) {
@@ -125,6 +127,11 @@ int main(int argc, char **argv) {
                  "in DIR (or DIR/k<K>_v<V>_<dtype>) instead of compiling");
   app.add_option("--chip", o.chip, "cuda: target architecture")
       ->capture_default_str();
+  app.add_option("--block-size", o.blockSize, "cuda: threads per block (a "
+                 "multiple of 32)")->capture_default_str();
+  app.add_option("--mma", o.mma, "cuda: tensor-core operand precision, tf32 "
+                 "(mma.sync m16n8k8) or bf16 (ldmatrix + mma.sync m16n8k16)")
+      ->check(CLI::IsMember({"tf32", "bf16"}))->capture_default_str();
   app.add_option("--warmup", o.warmup, "cuda: untimed launches before timing")
       ->capture_default_str();
   app.add_option("--repeat", o.repeat, "cuda: timed launches (median "
@@ -265,6 +272,8 @@ int main(int argc, char **argv) {
   backendOptions.warmup = o.warmup;
   backendOptions.repeat = o.repeat;
   backendOptions.chip = o.chip;
+  backendOptions.blockSize = o.blockSize;
+  backendOptions.mma = o.mma;
   const KernelShape shape = shapeOf(problem);
 
   if (!o.emit.empty()) {

@@ -30,6 +30,7 @@ struct CompileOptions {
   bool printIRAfterAll = false; // every stage of the pipeline to stderr
   std::string chip = "sm_90a";  // GPU: target architecture
   int64_t blockSize = 128;      // GPU: threads per block
+  std::string mma = "tf32";     // GPU: tensor-core precision, tf32 or bf16
 };
 
 struct Artifact;

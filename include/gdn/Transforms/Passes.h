@@ -42,6 +42,10 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<int64_t> blockSize{
       *this, "block-size", llvm::cl::desc("threads per block"),
       llvm::cl::init(128)};
+  PassOptions::Option<std::string> mma{
+      *this, "mma",
+      llvm::cl::desc("tensor-core operand precision: tf32 or bf16"),
+      llvm::cl::init("tf32")};
 };
 
 /// First half of the GPU pipeline: gdn -> linalg -> buffers -> a gpu.module

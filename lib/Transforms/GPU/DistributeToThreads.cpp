@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -246,6 +248,153 @@ void distributeMatmul(linalg::LinalgOp op, const Threads &threads) {
       });
 }
 
+/// Shared-memory slabs for the bf16 path: [128 rows][32 + 8 columns] each
+/// for A and B^T; the 8 columns of padding keep ldmatrix rows 16-byte
+/// aligned and spread them over the banks.
+struct Slabs {
+  Value a, b;
+};
+constexpr int64_t kSlabRows = 128, kSlabK = 32, kSlabStride = kSlabK + 8;
+
+bool bf16Compatible(linalg::LinalgOp op) {
+  if (!mmaCompatible(op))
+    return false;
+  SmallVector<int64_t> r = op.getStaticLoopRanges();
+  return r[0] <= kSlabRows && r[1] <= kSlabRows && r[2] % kSlabK == 0;
+}
+
+/// C[M, N] += A B with bf16 operands: per 32-wide K slab, all threads
+/// convert A (M x 32) and B^T (N x 32) into shared memory, then each warp
+/// takes 16 x 8 C tiles: C fragment from memory, two ldmatrix + m16n8k16
+/// steps, C fragment back.
+void distributeMatmulBF16(linalg::LinalgOp op, const Threads &threads,
+                          const Slabs &slabs) {
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  SmallVector<int64_t> r = op.getStaticLoopRanges();
+  int64_t M = r[0], N = r[1], K = r[2];
+  auto maps = op.getIndexingMapsArray();
+  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+  Value out = op.getDpsInits()[0];
+  Type f32 = b.getF32Type(), bf16 = b.getBF16Type();
+  Value zero = cIndex(b, loc, 0);
+  auto toBF16 = [&](OpBuilder &lb, Value v) -> Value {
+    if (v.getType() == bf16)
+      return v;
+    if (v.getType() != f32)
+      v = arith::ExtFOp::create(lb, loc, f32, v);
+    return arith::TruncFOp::create(lb, loc, bf16, v);
+  };
+  Value c32 = cIndex(b, loc, 32), c4 = cIndex(b, loc, 4);
+  Value warp = arith::DivUIOp::create(b, loc, threads.tid, c32);
+  Value lane = arith::RemUIOp::create(b, loc, threads.tid, c32);
+  Value group = arith::DivUIOp::create(b, loc, lane, c4);
+  Value inGroup = arith::RemUIOp::create(b, loc, lane, c4);
+  int64_t warps = threads.count / 32, tilesN = N / 8;
+  scf::ForOp::create(
+      b, loc, zero, cIndex(b, loc, K), cIndex(b, loc, kSlabK), ValueRange{},
+      [&](OpBuilder &sb, Location, Value k0, ValueRange) {
+        // Stage the slab: A[m][k0 + c] and B[k0 + c][n] as bf16.
+        SmallVector<Value> aExt{cIndex(sb, loc, M), cIndex(sb, loc, kSlabK)};
+        threadLoop(sb, loc, threads, aExt,
+                   [&](OpBuilder &lb, Location, ValueRange ivs) {
+                     Value k = arith::AddIOp::create(lb, loc, k0, ivs[1]);
+                     Value v = memref::LoadOp::create(
+                         lb, loc, lhs, applyMap(maps[0], ValueRange{ivs[0], zero, k}));
+                     memref::StoreOp::create(lb, loc, toBF16(lb, v), slabs.a, ivs);
+                   });
+        SmallVector<Value> bExt{cIndex(sb, loc, N), cIndex(sb, loc, kSlabK)};
+        threadLoop(sb, loc, threads, bExt,
+                   [&](OpBuilder &lb, Location, ValueRange ivs) {
+                     Value k = arith::AddIOp::create(lb, loc, k0, ivs[1]);
+                     Value v = memref::LoadOp::create(
+                         lb, loc, rhs, applyMap(maps[1], ValueRange{zero, ivs[0], k}));
+                     memref::StoreOp::create(lb, loc, toBF16(lb, v), slabs.b, ivs);
+                   });
+        gpu::BarrierOp::create(sb, loc);
+        scf::ForOp::create(
+            sb, loc, warp, cIndex(sb, loc, (M / 16) * tilesN),
+            cIndex(sb, loc, warps), ValueRange{},
+            [&](OpBuilder &tb, Location, Value tile, ValueRange) {
+              auto add = [&](Value x, int64_t c) -> Value {
+                return arith::AddIOp::create(tb, loc, x, cIndex(tb, loc, c));
+              };
+              auto mul = [&](Value x, int64_t c) -> Value {
+                return arith::MulIOp::create(tb, loc, x, cIndex(tb, loc, c));
+              };
+              Value tm = arith::DivUIOp::create(tb, loc, tile, cIndex(tb, loc, tilesN));
+              Value tn = arith::RemUIOp::create(tb, loc, tile, cIndex(tb, loc, tilesN));
+              Value r0 = arith::AddIOp::create(tb, loc, mul(tm, 16), group);
+              Value r1 = add(r0, 8);
+              Value c0 = arith::AddIOp::create(tb, loc, mul(tn, 8), mul(inGroup, 2));
+              Value c1 = add(c0, 1);
+              AffineMap outMap = maps[2];
+              Value rows[4] = {r0, r0, r1, r1}, cols[4] = {c0, c1, c0, c1};
+              SmallVector<Value> acc;
+              for (int e = 0; e < 4; ++e)
+                acc.push_back(memref::LoadOp::create(
+                    tb, loc, out, applyMap(outMap, ValueRange{rows[e], cols[e], zero})));
+              // ldmatrix addresses: x4 for the 16 x 16 A tile (lanes 0-15
+              // rows at column 0, lanes 16-31 at column 8), x2 for the
+              // 8 x 16 B^T tile (lanes 0-7 at column 0, 8-15 at column 8).
+              Value c16 = cIndex(tb, loc, 16), c8 = cIndex(tb, loc, 8);
+              Value aRow = arith::AddIOp::create(
+                  tb, loc, mul(tm, 16), arith::RemUIOp::create(tb, loc, lane, c16));
+              Value aCol = mul(arith::DivUIOp::create(tb, loc, lane, c16), 8);
+              Value bRow = arith::AddIOp::create(
+                  tb, loc, mul(tn, 8), arith::RemUIOp::create(tb, loc, lane, c8));
+              Value bCol = mul(arith::RemUIOp::create(
+                                   tb, loc, arith::DivUIOp::create(tb, loc, lane, c8),
+                                   cIndex(tb, loc, 2)),
+                               8);
+              // nvgpu.mma.sync has no bf16 lowering here; nvvm.mma.sync
+              // takes the fragments as i32 registers of two bf16 each.
+              auto packed = [&](Value fragment, int64_t rows) {
+                SmallVector<Value> regs;
+                for (int64_t i = 0; i < rows; ++i) {
+                  Value pair = vector::ExtractOp::create(tb, loc, fragment,
+                                                         ArrayRef<int64_t>{i});
+                  Value word = vector::BitCastOp::create(
+                      tb, loc, VectorType::get({1}, tb.getI32Type()), pair);
+                  regs.push_back(vector::ExtractOp::create(
+                      tb, loc, word, ArrayRef<int64_t>{0}));
+                }
+                return regs;
+              };
+              Type fragTy = LLVM::LLVMStructType::getLiteral(
+                  tb.getContext(), SmallVector<Type>(4, f32));
+              for (int64_t kk = 0; kk < kSlabK; kk += 16) {
+                Value a = nvgpu::LdMatrixOp::create(
+                    tb, loc, VectorType::get({4, 2}, bf16), slabs.a,
+                    ValueRange{aRow, add(aCol, kk)}, tb.getBoolAttr(false),
+                    tb.getI32IntegerAttr(4));
+                Value bm = nvgpu::LdMatrixOp::create(
+                    tb, loc, VectorType::get({2, 2}, bf16), slabs.b,
+                    ValueRange{bRow, add(bCol, kk)}, tb.getBoolAttr(false),
+                    tb.getI32IntegerAttr(2));
+                Value d = NVVM::MmaOp::create(
+                    tb, loc, fragTy, packed(a, 4), packed(bm, 2), acc,
+                    ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+                    std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                                  NVVM::MMATypes::bf16},
+                    std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                   NVVM::MMALayout::col});
+                for (int e = 0; e < 4; ++e)
+                  acc[e] = LLVM::ExtractValueOp::create(tb, loc, d,
+                                                        ArrayRef<int64_t>{e});
+              }
+              for (int e = 0; e < 4; ++e)
+                memref::StoreOp::create(
+                    tb, loc, acc[e], out,
+                    applyMap(outMap, ValueRange{rows[e], cols[e], zero}));
+              scf::YieldOp::create(tb, loc);
+            });
+        // The next slab overwrites shared memory.
+        gpu::BarrierOp::create(sb, loc);
+        scf::YieldOp::create(sb, loc);
+      });
+}
+
 LogicalResult distributeCopy(memref::CopyOp op, const Threads &threads) {
   auto type = cast<MemRefType>(op.getSource().getType());
   if (!type.hasStaticShape())
@@ -289,7 +438,14 @@ LogicalResult distributeForall(scf::ForallOp op, const Threads &threads) {
 
 struct DistributeToThreadsPass
     : public gdn::impl::GDNGPUDistributeBase<DistributeToThreadsPass> {
+  using GDNGPUDistributeBase::GDNGPUDistributeBase;
+
   void runOnOperation() override {
+    if (mma != "tf32" && mma != "bf16") {
+      getOperation().emitError() << "mma must be tf32 or bf16, got '"
+                                 << mma << "'";
+      return signalPassFailure();
+    }
     for (auto kernel : getOperation().getOps<gpu::GPUFuncOp>())
       if (kernel.isKernel() && failed(distribute(kernel)))
         return signalPassFailure();
@@ -336,10 +492,27 @@ struct DistributeToThreadsPass
     };
     visit(kernel.getBody().front());
 
+    // Shared-memory slabs, added once per kernel when the bf16 path needs
+    // them.
+    Slabs slabs;
+    auto getSlabs = [&]() -> const Slabs & {
+      if (!slabs.a) {
+        auto workgroup = gpu::AddressSpaceAttr::get(
+            kernel.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+        auto type = MemRefType::get({kSlabRows, kSlabStride},
+                                    BFloat16Type::get(kernel.getContext()),
+                                    MemRefLayoutAttrInterface(), workgroup);
+        slabs.a = kernel.addWorkgroupAttribution(type, kernel.getLoc());
+        slabs.b = kernel.addWorkgroupAttribution(type, kernel.getLoc());
+      }
+      return slabs;
+    };
     for (Operation *op : work) {
       LogicalResult done = success();
       if (auto lop = dyn_cast<linalg::LinalgOp>(op)) {
-        if (mmaCompatible(lop))
+        if (mma == "bf16" && bf16Compatible(lop))
+          distributeMatmulBF16(lop, threads, getSlabs());
+        else if (mmaCompatible(lop))
           distributeMatmul(lop, threads);
         else
           done = distributeLinalg(lop, threads);
