@@ -9,7 +9,7 @@ FLA=${3:-third_party}
 ours() {
   local label=$1; shift
   local line
-  line=$(timeout 300 "$RUN" --backend cuda --artifacts "$ART" --no-check \
+  line=$(timeout 300 "$RUN" --backend cuda --artifacts "${ARTDIR:-$ART}" --no-check \
            --warmup 1 --repeat 3 "$@" | grep -E "^time:")
   echo "ours $label: $line"
 }
@@ -20,7 +20,7 @@ ours "1x65536" --seqlens 65536
 ours "8x4096" --seqlens "$(lens 8 4096)"
 ours "16384+16384" --seqlens 16384,16384
 ours "H2-HV8-1x65536" --heads 2 --value-heads 8 --seqlens 65536
-ours "bf16-mma-1x16384" --seqlens 16384 --artifacts artifacts-bf16
+ARTDIR=artifacts-bf16 ours "bf16-mma-1x16384" --seqlens 16384
 ours "paged-256-prefix1000-1x16384" --seqlens 16384 --prefixes 1000 --page-size 256
 if [ -d "$FLA/fla" ]; then
   PYTHONUNBUFFERED=1 timeout 300 python3 bench/bench_fla.py --fla "$FLA" \
