@@ -6,11 +6,14 @@
 #out = affine_map<(d0, d1, d2) -> (d0, d1)>
 module attributes {gpu.container_module} {
 gpu.module @k {
-  // An elementwise op: iterations strided over the 128 threads, then a
-  // barrier.
+  // An elementwise op: 64 rounds over the 128 threads (a constant trip
+  // count, no bounds check: 8192 iterations), then a barrier.
   // CHECK-LABEL: gpu.func @elementwise
   // CHECK: %[[TID:.*]] = gpu.thread_id x
-  // CHECK: scf.for %[[LIN:.*]] = %[[TID]] to %c8192 step %c128
+  // CHECK: scf.for %[[ROUND:.*]] = %c0 to %c64 step %c1
+  // CHECK: %[[BASE:.*]] = arith.muli %[[ROUND]], %c128
+  // CHECK: %[[LIN:.*]] = arith.addi %[[BASE]], %[[TID]]
+  // CHECK-NOT: scf.if
   // CHECK: arith.remui %[[LIN]], %c128
   // CHECK: arith.divui %[[LIN]], %c128
   // CHECK: memref.load
@@ -53,10 +56,13 @@ gpu.module @k {
   // CHECK-LABEL: gpu.func @stores
   // CHECK: %[[TID:.*]] = gpu.thread_id x
   // CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[TID]], %c0
-  // CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %c128
+  // CHECK: scf.for
+  // CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : index
+  // CHECK: scf.if
   // CHECK: memref.store
   // CHECK: gpu.barrier
-  // CHECK: scf.for %{{.*}} = %[[TID]] to %c64 step %c128
+  // CHECK: arith.cmpi ult, %[[TID]], %c64
+  // CHECK: memref.store
   // CHECK: gpu.barrier
   // CHECK: scf.for
   // CHECK: scf.if %[[LEADER]]

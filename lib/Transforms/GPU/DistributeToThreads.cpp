@@ -19,6 +19,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::gdn {
@@ -44,24 +45,52 @@ bool isDistributable(Operation *op) {
   return isa<linalg::LinalgOp, memref::CopyOp, scf::ForallOp>(op);
 }
 
-/// `for (lin = tid; lin < total; lin += count) body(ivs)`, where ivs
-/// delinearise `lin` over `extents` (row-major).
+/// Every thread takes iterations tid, tid + count, ... of `extents`
+/// (delinearised row-major) and runs `body` on them. The loop counts rounds
+/// from 0 so that, for static extents, its trip count is a constant: LLVM
+/// then unrolls it and overlaps the rounds' memory accesses.
 void threadLoop(OpBuilder &b, Location loc, const Threads &threads,
                 ArrayRef<Value> extents,
                 function_ref<void(OpBuilder &, Location, ValueRange)> body) {
   Value total = cIndex(b, loc, 1);
   for (Value e : extents)
     total = arith::MulIOp::create(b, loc, total, e);
+  Value count = cIndex(b, loc, threads.count);
+  // rounds = ceil(total / count)
+  Value rounds = arith::DivUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, total, cIndex(b, loc, threads.count - 1)),
+      count);
+  std::optional<int64_t> staticTotal = 1;
+  for (Value e : extents) {
+    std::optional<int64_t> c = getConstantIntValue(e);
+    staticTotal = c && staticTotal ? std::optional<int64_t>(*staticTotal * *c)
+                                   : std::nullopt;
+  }
+  bool exact = staticTotal && *staticTotal % threads.count == 0;
   scf::ForOp::create(
-      b, loc, threads.tid, total, cIndex(b, loc, threads.count), ValueRange{},
-      [&](OpBuilder &lb, Location ll, Value lin, ValueRange) {
-        SmallVector<Value> ivs(extents.size());
-        Value rest = lin;
-        for (size_t d = extents.size(); d-- > 0;) {
-          ivs[d] = arith::RemUIOp::create(lb, ll, rest, extents[d]);
-          rest = arith::DivUIOp::create(lb, ll, rest, extents[d]);
+      b, loc, cIndex(b, loc, 0), rounds, cIndex(b, loc, 1), ValueRange{},
+      [&](OpBuilder &lb, Location ll, Value round, ValueRange) {
+        Value lin = arith::AddIOp::create(
+            lb, ll, arith::MulIOp::create(lb, ll, round, count), threads.tid);
+        auto emit = [&](OpBuilder &eb, Location el) {
+          SmallVector<Value> ivs(extents.size());
+          Value rest = lin;
+          for (size_t d = extents.size(); d-- > 0;) {
+            ivs[d] = arith::RemUIOp::create(eb, el, rest, extents[d]);
+            rest = arith::DivUIOp::create(eb, el, rest, extents[d]);
+          }
+          body(eb, el, ivs);
+        };
+        if (exact) {
+          emit(lb, ll);
+        } else {
+          Value inside = arith::CmpIOp::create(
+              lb, ll, arith::CmpIPredicate::ult, lin, total);
+          auto guard = scf::IfOp::create(lb, ll, inside, /*withElse=*/false);
+          OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
+          emit(gb, ll);
         }
-        body(lb, ll, ivs);
         scf::YieldOp::create(lb, ll);
       });
 }
