@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (carry: build-rt/bin artifacts artifacts-bf16
-# variants third_party): the correctness matrix for both tensor-core
+# third_party, and variants/ for the stage timings): the correctness matrix for both tensor-core
 # precisions with compute-sanitizer, then timings of ours (variants) and
 # FLA's on the benchmark shapes. Logs go to $OUT.
 set -uo pipefail
@@ -13,12 +13,6 @@ tail -4 "$OUT/matrix-tf32.txt"
 bench/gpu-matrix.sh "$RUN" artifacts-bf16 "$OUT/matrix-bf16" > "$OUT/matrix-bf16.txt" 2>&1
 tail -4 "$OUT/matrix-bf16.txt"
 {
-  for v in base bf16 threads256 threads512 no-inverse no-intra-output no-state-update; do
-    for t in 4096 16384; do
-      line=$(timeout 200 "$RUN" --backend cuda --artifacts "variants/$v" --no-check \
-               --seqlens "$t" --warmup 1 --repeat 3 | grep -E "^time:")
-      echo "variant $v 1x$t: $line"
-    done
-  done
+  [ -d variants ] && bench/stage-variants.sh "$RUN"
   bench/bench-shapes.sh "$RUN" artifacts third_party
 } 2>&1 | tee "$OUT/bench.txt"

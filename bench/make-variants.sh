@@ -3,7 +3,8 @@
 # LLVM / MLIR (the GPU host has none):
 #   artifacts/         tf32 mma, 128 threads, every shape of the test matrix
 #   artifacts-bf16/    bf16 ldmatrix + mma, every shape of the test matrix
-#   variants/<name>/   K = V = 128 bf16 only, for timing: block sizes, and
+#   variants/<name>/   K = V = 128 bf16 only, for timing: precision, block
+#                      size, tiles in global memory only, and
 #                      kernels with one stage left out (wrong results, timing
 #                      only) to see where the time goes.
 set -euo pipefail
@@ -27,8 +28,8 @@ emit artifacts kernels/gdn_chunked.mlir
 emit artifacts-bf16 kernels/gdn_chunked.mlir --mma bf16
 one variants/base kernels/gdn_chunked.mlir
 one variants/bf16 kernels/gdn_chunked.mlir --mma bf16
-one variants/threads256 kernels/gdn_chunked.mlir --block-size 256
-one variants/threads512 kernels/gdn_chunked.mlir --block-size 512
+one variants/threads128 kernels/gdn_chunked.mlir --block-size 128
+one variants/global-scratch-only kernels/gdn_chunked.mlir --shared-memory 0
 tmp=$(mktemp -d)
 sed 's/%tm = gdn.tri_inverse %a : tensor<64x64xf32>/%tm = gdn.mask_rows %a, %n : tensor<64x64xf32>/' \
   kernels/gdn_chunked.mlir > "$tmp/no-inverse.mlir"

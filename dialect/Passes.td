@@ -45,11 +45,17 @@ def GDNGPUOutline : Pass<"gdn-gpu-outline", "::mlir::ModuleOp"> {
     of that buffer, so tiles of any total size fit (the scratch stays in L1 /
     L2). `gdn.program_id N` becomes `gpu.block_id` along axis N. The bytes a
     block needs are recorded as `gdn.scratch_bytes_per_block` on the kernel;
-    the launcher allocates grid size times that. Host functions are removed.
+    the launcher allocates grid size times that. With `shared-memory=N`,
+    buffers that are only read and written in place (smallest first) go to
+    dynamic shared memory instead, up to N bytes, recorded as
+    `gdn.shared_bytes_per_block`. Host functions are removed.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
-           "threads per block (a multiple of 32)">
+           "threads per block (a multiple of 32)">,
+    Option<"sharedMemoryBudget", "shared-memory", "int64_t", /*default=*/"0",
+           "bytes of dynamic shared memory per block for tile buffers "
+           "(smallest buffers used only in place go first; 0: none)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect",

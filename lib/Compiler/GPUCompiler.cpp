@@ -54,6 +54,9 @@ Status describeKernel(mlir::gpu::GPUFuncOp kernel, KernelInfo &info) {
   auto scratch = kernel->getAttrOfType<mlir::IntegerAttr>(
       "gdn.scratch_bytes_per_block");
   info.scratchBytesPerBlock = scratch ? scratch.getInt() : 0;
+  auto shared = kernel->getAttrOfType<mlir::IntegerAttr>(
+      "gdn.shared_bytes_per_block");
+  info.sharedBytesPerBlock = shared ? shared.getInt() : 0;
   return Status::success();
 }
 
@@ -75,6 +78,7 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   gpuOptions.chip = options.chip;
   gpuOptions.blockSize = options.blockSize;
   gpuOptions.mma = options.mma;
+  gpuOptions.sharedMemory = options.sharedMemory;
   auto runStage = [&](auto build, const char *what) -> Status {
     mlir::PassManager pm(&context);
     if (options.printIRAfterAll) {

@@ -7,7 +7,7 @@
 #include <cctype>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
+#include <filesystem>
 
 using namespace gdn;
 using json = nlohmann::json;
@@ -55,7 +55,11 @@ std::string Artifact::subdirFor(const KernelShape &shape) {
 }
 
 Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
-  ::mkdir(dir.c_str(), 0755);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return Status::error("cannot create the artifact directory '" + dir +
+                         "': " + ec.message());
   json kernels = json::object();
   for (const auto &[name, k] : a.kernels) {
     json params = json::array();
@@ -68,7 +72,8 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
       params.push_back(jp);
     }
     kernels[name] = {{"params", params},
-                     {"scratch_bytes_per_block", k.scratchBytesPerBlock}};
+                     {"scratch_bytes_per_block", k.scratchBytesPerBlock},
+                     {"shared_bytes_per_block", k.sharedBytesPerBlock}};
   }
   json m = {{"format", Artifact::kFormat},
             {"chip", a.chip},
@@ -127,6 +132,7 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
     if (!getInt(it.value(), "scratch_bytes_per_block", k.scratchBytesPerBlock) ||
         !it.value().contains("params") || !it.value()["params"].is_array())
       return bad("kernel '" + it.key() + "' lacks params / scratch size");
+    getInt(it.value(), "shared_bytes_per_block", k.sharedBytesPerBlock);
     for (const json &jp : it.value()["params"]) {
       ParamInfo p;
       std::string kind, dt;

@@ -38,6 +38,7 @@ struct Driver {
   GDN_CU_FN(EventElapsedTime, float *, CUevent, CUevent)
   GDN_CU_FN(EventDestroy, CUevent)
   GDN_CU_FN(GetErrorString, CUresult, const char **)
+  GDN_CU_FN(FuncSetAttribute, CUfunction, CUfunction_attribute, int)
 #undef GDN_CU_FN
 
   template <typename F> bool bind(F &fn, const char *name) {
@@ -107,7 +108,8 @@ Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner) {
             cu.bind(cu.EventSynchronize, "cuEventSynchronize") &&
             cu.bind(cu.EventElapsedTime, "cuEventElapsedTime") &&
             cu.bind(cu.EventDestroy, "cuEventDestroy") &&
-            cu.bind(cu.GetErrorString, "cuGetErrorString");
+            cu.bind(cu.GetErrorString, "cuGetErrorString") &&
+            cu.bind(cu.FuncSetAttribute, "cuFuncSetAttribute");
   if (!ok)
     return Status::error("libcuda.so.1 lacks a driver API function this "
                          "runtime needs (driver too old?)");
@@ -167,6 +169,19 @@ Status CudaRunner::run(const std::string &entry,
                          "cuModuleGetFunction(" + entry + ")");
       !s.ok())
     return s;
+
+  // Tiles kept on chip: above 48 KiB a kernel must opt in.
+  const unsigned sharedBytes =
+      static_cast<unsigned>(info.sharedBytesPerBlock);
+  if (sharedBytes > 48 * 1024)
+    if (Status s = I.check(
+            cu.FuncSetAttribute(fn,
+                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                static_cast<int>(sharedBytes)),
+            "reserving " + std::to_string(sharedBytes) +
+                " bytes of shared memory for " + entry);
+        !s.ok())
+      return s;
 
   // Device buffers, each with guard bytes on both sides.
   struct Buffer {
@@ -264,7 +279,8 @@ Status CudaRunner::run(const std::string &entry,
 
   auto launch = [&]() {
     return I.check(cu.LaunchKernel(fn, grid.x, grid.y, grid.z,
-                                   I.artifact->blockSize, 1, 1, 0, nullptr,
+                                   I.artifact->blockSize, 1, 1, sharedBytes,
+                                   nullptr,
                                    params.data(), nullptr),
                    "cuLaunchKernel(" + entry + ")");
   };

@@ -80,6 +80,7 @@ void gdn::buildGPUKernelPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   GDNGPUOutlineOptions outline;
   outline.blockSize = options.blockSize;
+  outline.sharedMemoryBudget = options.sharedMemory;
   pm.addPass(createGDNGPUOutline(outline));
   GDNGPUDistributeOptions distribute;
   distribute.mma = options.mma;

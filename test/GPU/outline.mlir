@@ -1,4 +1,5 @@
 // RUN: gdn-opt %s --gdn-gpu-outline | FileCheck %s
+// RUN: gdn-opt %s --gdn-gpu-outline=shared-memory=20000 | FileCheck %s --check-prefix=SMEM
 // RUN: not gdn-opt %s --gdn-gpu-outline=block-size=100 2>&1 | FileCheck %s --check-prefix=BAD
 
 // A bufferized kernel becomes a gpu.func in gpu.module @gdn_kernels with a
@@ -8,7 +9,7 @@
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @gdn_kernels
-// CHECK: gpu.func @kernel(%{{.*}}: memref<?x?xf32>, %[[SCRATCH:.*]]: memref<?xi8>) kernel attributes {gdn.scratch_bytes_per_block = 32768 : i64, known_block_size = array<i32: 128, 1, 1>}
+// CHECK: gpu.func @kernel(%{{.*}}: memref<?x?xf32>, %[[SCRATCH:.*]]: memref<?xi8>) kernel attributes {gdn.scratch_bytes_per_block = 32768 : i64, gdn.shared_bytes_per_block = 0 : i64, known_block_size = array<i32: 128, 1, 1>}
 // CHECK: %[[BX:.*]] = gpu.block_id x
 // CHECK: %[[LINEAR:.*]] = arith.addi %[[BX]]
 // CHECK: %[[BASE:.*]] = arith.muli %[[LINEAR]], %c32768
@@ -20,6 +21,14 @@
 // CHECK: gpu.return
 // CHECK-NOT: func.func @kernel
 // BAD: block-size 100 is not a positive multiple of 32
+
+// With 20000 bytes of shared memory, one 16384-byte buffer fits on chip
+// (both are only read and written in place; the first in size order wins),
+// the other stays in global scratch.
+// SMEM: gdn.scratch_bytes_per_block = 16384 : i64, gdn.shared_bytes_per_block = 16384 : i64
+// SMEM: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// SMEM: memref.view %[[SMEM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xf32, #gpu.address_space<workgroup>>
+// SMEM: memref.view %{{.*}}[%{{.*}}][] : memref<?xi8> to memref<64x128xbf16>
 func.func @kernel(%m: memref<?x?xf32>) {
   %a = memref.alloc() : memref<64x64xf32>
   %b = memref.alloc() : memref<64x128xbf16>

@@ -17,8 +17,9 @@ struct BackendOptions {
   int threads = 1;           // CPU
   int warmup = 3, repeat = 20; // CUDA timing
   std::string chip = "sm_90a";
-  int64_t blockSize = 128;   // CUDA threads per block
+  int64_t blockSize = 256;   // CUDA threads per block
   std::string mma = "tf32";  // CUDA tensor-core precision
+  int64_t sharedMemory = 196608; // CUDA shared memory for tile buffers
 };
 
 /// True where this binary can compile kernels (built with MLIR).

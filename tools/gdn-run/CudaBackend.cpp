@@ -48,6 +48,7 @@ Status run::gpuArtifact(const BackendOptions &o, const KernelShape &shape,
   c.chip = o.chip;
   c.blockSize = o.blockSize;
   c.mma = o.mma;
+  c.sharedMemory = o.sharedMemory;
   return compileForGPU(c, artifact);
 #else
   return Status::error("this gdn-run is a runtime-only build: give "

@@ -57,8 +57,9 @@ struct Options {
   std::string artifactsDir;
   std::string chip = "sm_90a";
   int warmup = 3, repeat = 20;
-  int64_t blockSize = 128;
+  int64_t blockSize = 256;
   std::string mma = "tf32";
+  int64_t sharedMemory = 196608;
 };
 
 int refuse(const std::string &message) {
@@ -129,6 +130,9 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--block-size", o.blockSize, "cuda: threads per block (a "
                  "multiple of 32)")->capture_default_str();
+  app.add_option("--shared-memory", o.sharedMemory, "cuda: bytes of shared "
+                 "memory per block for tile buffers (0: all in global "
+                 "scratch)")->capture_default_str();
   app.add_option("--mma", o.mma, "cuda: tensor-core operand precision, tf32 "
                  "(mma.sync m16n8k8) or bf16 (ldmatrix + mma.sync m16n8k16)")
       ->check(CLI::IsMember({"tf32", "bf16"}))->capture_default_str();
@@ -274,6 +278,7 @@ int main(int argc, char **argv) {
   backendOptions.chip = o.chip;
   backendOptions.blockSize = o.blockSize;
   backendOptions.mma = o.mma;
+  backendOptions.sharedMemory = o.sharedMemory;
   const KernelShape shape = shapeOf(problem);
 
   if (!o.emit.empty()) {

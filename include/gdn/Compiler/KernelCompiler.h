@@ -29,8 +29,9 @@ struct CompileOptions {
   KernelShape shape;
   bool printIRAfterAll = false; // every stage of the pipeline to stderr
   std::string chip = "sm_90a";  // GPU: target architecture
-  int64_t blockSize = 128;      // GPU: threads per block
+  int64_t blockSize = 256;      // GPU: threads per block
   std::string mma = "tf32";     // GPU: tensor-core precision, tf32 or bf16
+  int64_t sharedMemory = 196608; // GPU: dynamic shared memory for tiles
 };
 
 struct Artifact;

@@ -33,12 +33,13 @@ struct ParamInfo {
 struct KernelInfo {
   std::vector<ParamInfo> params; // in order; Scratch last
   int64_t scratchBytesPerBlock = 0;
+  int64_t sharedBytesPerBlock = 0; // dynamic shared memory at launch
 };
 
 struct Artifact {
   static constexpr const char *kFormat = "gdn-artifact-1";
   std::string chip = "sm_90a";
-  int64_t blockSize = 128;
+  int64_t blockSize = 256;
   KernelShape shape;
   std::string source;              // the kernel file it was compiled from
   std::map<std::string, KernelInfo> kernels;

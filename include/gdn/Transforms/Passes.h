@@ -41,7 +41,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(3)};
   PassOptions::Option<int64_t> blockSize{
       *this, "block-size", llvm::cl::desc("threads per block"),
-      llvm::cl::init(128)};
+      llvm::cl::init(256)};
+  PassOptions::Option<int64_t> sharedMemory{
+      *this, "shared-memory",
+      llvm::cl::desc("bytes of dynamic shared memory per block for tiles "
+                     "(192 KiB: fits sm_90's 227 KiB with the bf16 slabs)"),
+      llvm::cl::init(196608)};
   PassOptions::Option<std::string> mma{
       *this, "mma",
       llvm::cl::desc("tensor-core operand precision: tf32 or bf16"),

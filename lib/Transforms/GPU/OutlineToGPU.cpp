@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -25,6 +26,16 @@ constexpr int64_t kSlotAlignment = 256; // bytes; keeps vector accesses aligned
 int64_t bytesOf(MemRefType type) {
   int64_t bits = type.getElementTypeBitWidth();
   return type.getNumElements() * ((bits + 7) / 8);
+}
+
+/// Whether every use reads or writes the buffer in place, so it can move
+/// to another address space without retyping any other value.
+bool staysInPlace(memref::AllocOp alloc) {
+  for (Operation *user : alloc->getUsers())
+    if (!isa<memref::LoadOp, memref::StoreOp, memref::CopyOp, memref::DimOp,
+             linalg::LinalgOp>(user))
+      return false;
+  return true;
 }
 
 gpu::Dimension dimensionOf(int64_t axis) {
@@ -134,14 +145,58 @@ struct OutlineToGPUPass
     });
     if (bad.wasInterrupted())
       return failure();
+    // Shared memory first: buffers only read and written in place (no
+    // view, cast or yield would have to change address space), smallest
+    // first, up to the budget; the rest go to global scratch.
+    SmallVector<memref::AllocOp> onChip, offChip;
+    SmallVector<memref::AllocOp> bySize(allocs);
+    llvm::stable_sort(bySize, [](memref::AllocOp a, memref::AllocOp b) {
+      return bytesOf(a.getType()) < bytesOf(b.getType());
+    });
+    int64_t sharedBytes = 0;
+    for (memref::AllocOp alloc : bySize) {
+      int64_t size = llvm::alignTo(bytesOf(alloc.getType()), kSlotAlignment);
+      if (staysInPlace(alloc) && sharedBytes + size <= sharedMemoryBudget) {
+        onChip.push_back(alloc);
+        sharedBytes += size;
+      } else {
+        offChip.push_back(alloc);
+      }
+    }
     SmallVector<int64_t> offsets;
     int64_t perBlock = 0;
-    for (memref::AllocOp alloc : allocs) {
+    for (memref::AllocOp alloc : offChip) {
       offsets.push_back(perBlock);
       perBlock += llvm::alignTo(bytesOf(alloc.getType()), kSlotAlignment);
     }
     b.setInsertionPointToStart(&entry);
     Location loc = kernel.getLoc();
+    if (!onChip.empty()) {
+      auto workgroup = gpu::AddressSpaceAttr::get(
+          ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+      Value smem = gpu::DynamicSharedMemoryOp::create(
+          b, loc,
+          MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8),
+                          MemRefLayoutAttrInterface(), workgroup));
+      int64_t offset = 0;
+      for (memref::AllocOp alloc : onChip) {
+        OpBuilder ab(alloc);
+        MemRefType t = alloc.getType();
+        auto type = MemRefType::get(t.getShape(), t.getElementType(),
+                                    MemRefLayoutAttrInterface(), workgroup);
+        Value view = memref::ViewOp::create(
+            ab, alloc.getLoc(), type, smem,
+            arith::ConstantIndexOp::create(ab, alloc.getLoc(), offset),
+            ValueRange{});
+        alloc.getResult().replaceAllUsesWith(view);
+        alloc.erase();
+        offset += llvm::alignTo(bytesOf(t), kSlotAlignment);
+      }
+    }
+    kernel->setAttr("gdn.shared_bytes_per_block",
+                    b.getI64IntegerAttr(sharedBytes));
+    // The first op of the body may have been an alloc erased above.
+    b.setInsertionPointToStart(&entry);
     Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value by = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
     Value bz = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
@@ -156,7 +211,7 @@ struct OutlineToGPUPass
     Value base = arith::MulIOp::create(
         b, loc, linear, arith::ConstantIndexOp::create(b, loc, perBlock));
     Value scratch = entry.getArguments().back();
-    for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+    for (auto [alloc, offset] : llvm::zip(offChip, offsets)) {
       OpBuilder ab(alloc);
       Value shift = arith::AddIOp::create(
           ab, alloc.getLoc(), base,
