@@ -18,19 +18,22 @@
 
 using namespace mlir;
 
-void gdn::buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &) {
-  // Tile program -> linalg on tensors. Kernels call a shared per-chunk
-  // function; inlining it first gives bufferization one body per kernel.
+namespace {
+/// Tile program -> linalg on tensors, shared by both targets. Kernels call
+/// a shared per-chunk function; inlining it first gives bufferization one
+/// body per kernel. `beforeConversion` runs right after inlining (the CPU
+/// turns program ids into arguments there).
+void addTileToLinalg(OpPassManager &pm,
+                     function_ref<void(OpPassManager &)> beforeConversion) {
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
-  pm.addPass(createGDNProgramIdsToArgs());
-  pm.addPass(createConvertGDNToLinalg());
+  beforeConversion(pm);
+  pm.addPass(gdn::createConvertGDNToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+}
 
-  // Tensors -> buffers, with deallocation of the temporaries.
+/// Tensors -> buffers; kernel arguments keep plain (identity) layouts.
+void addBufferize(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   // The state carried across chunks is a fresh buffer each iteration.
@@ -38,6 +41,21 @@ void gdn::buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+}
+} // namespace
+
+void gdn::buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &) {
+  addTileToLinalg(pm, [](OpPassManager &p) {
+    p.addPass(gdn::createGDNProgramIdsToArgs());
+  });
+  // Fusing elementwise producers into their consumers saves passes over
+  // memory; the GPU path keeps them apart so contractions stay matmuls.
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Tensors -> buffers, with deallocation of the temporaries.
+  addBufferize(pm);
   pm.addPass(createForallToForLoopPass());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
@@ -65,18 +83,11 @@ void gdn::buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &) {
 
 void gdn::buildGPUKernelPipeline(OpPassManager &pm,
                                  const GPUPipelineOptions &options) {
-  pm.addPass(createInlinerPass());
-  pm.addPass(createSymbolDCEPass());
-  pm.addPass(createConvertGDNToLinalg());
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  // Program ids stay: the outlined kernels read them as block ids.
+  addTileToLinalg(pm, [](OpPassManager &) {});
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.allowReturnAllocsFromLoops = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  addBufferize(pm);
   pm.addPass(createCanonicalizerPass());
   GDNGPUOutlineOptions outline;
   outline.blockSize = options.blockSize;

@@ -183,9 +183,6 @@ LogicalResult distributeLinalg(linalg::LinalgOp op, const Threads &threads) {
   return success();
 }
 
-/// C[M, N] += A B as m16n8k8 TF32 tensor-core products, one 16 x 8 tile of
-/// C per warp at a time; operands are read through the op's indexing maps
-/// (so transposed operands need no copy), accumulation in fp32.
 bool mmaCompatible(linalg::LinalgOp op) {
   if (!op->hasAttr("gdn.contraction") || op.getNumLoops() != 3 ||
       op.getNumDpsInputs() != 2)
@@ -194,6 +191,82 @@ bool mmaCompatible(linalg::LinalgOp op) {
   return r[0] % 16 == 0 && r[1] % 8 == 0 && r[2] % 8 == 0;
 }
 
+/// Lane coordinates of the m16n8 mma fragments (PTX ISA): lane = 4 g + t.
+struct Lanes {
+  Value warp, lane, group, inGroup;
+};
+
+Lanes lanesOf(OpBuilder &b, Location loc, const Threads &threads) {
+  Value c32 = cIndex(b, loc, 32), c4 = cIndex(b, loc, 4);
+  Lanes l;
+  l.warp = arith::DivUIOp::create(b, loc, threads.tid, c32);
+  l.lane = arith::RemUIOp::create(b, loc, threads.tid, c32);
+  l.group = arith::DivUIOp::create(b, loc, l.lane, c4);
+  l.inGroup = arith::RemUIOp::create(b, loc, l.lane, c4);
+  return l;
+}
+
+/// A 16 x 8 tile of C held by one warp: its tile coordinates and where this
+/// lane's four accumulators live, (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
+struct CTile {
+  Value tm, tn;
+  Value rows[4], cols[4];
+};
+
+Value addConst(OpBuilder &b, Location loc, Value x, int64_t c) {
+  return arith::AddIOp::create(b, loc, x, cIndex(b, loc, c));
+}
+Value mulConst(OpBuilder &b, Location loc, Value x, int64_t c) {
+  return arith::MulIOp::create(b, loc, x, cIndex(b, loc, c));
+}
+
+/// Every warp walks the 16 x 8 tiles of an M x N result: warp w takes tiles
+/// w, w + warps, ...
+void forEachCTile(OpBuilder &b, Location loc, const Threads &threads,
+                  const Lanes &lanes, int64_t M, int64_t N,
+                  function_ref<void(OpBuilder &, const CTile &)> body) {
+  int64_t tilesN = N / 8;
+  scf::ForOp::create(
+      b, loc, lanes.warp, cIndex(b, loc, (M / 16) * tilesN),
+      cIndex(b, loc, threads.count / 32), ValueRange{},
+      [&](OpBuilder &tb, Location, Value tile, ValueRange) {
+        CTile t;
+        t.tm = arith::DivUIOp::create(tb, loc, tile, cIndex(tb, loc, tilesN));
+        t.tn = arith::RemUIOp::create(tb, loc, tile, cIndex(tb, loc, tilesN));
+        Value r0 = arith::AddIOp::create(tb, loc, mulConst(tb, loc, t.tm, 16),
+                                         lanes.group);
+        Value r1 = addConst(tb, loc, r0, 8);
+        Value c0 = arith::AddIOp::create(tb, loc, mulConst(tb, loc, t.tn, 8),
+                                         mulConst(tb, loc, lanes.inGroup, 2));
+        Value c1 = addConst(tb, loc, c0, 1);
+        Value rows[4] = {r0, r0, r1, r1}, cols[4] = {c0, c1, c0, c1};
+        llvm::copy(rows, t.rows);
+        llvm::copy(cols, t.cols);
+        body(tb, t);
+        scf::YieldOp::create(tb, loc);
+      });
+}
+
+/// The lane's four accumulators of a C tile, read from / written to C.
+SmallVector<Value> loadCFragment(OpBuilder &b, Location loc, Value out,
+                                 AffineMap map, const CTile &t, Value zero) {
+  SmallVector<Value> acc;
+  for (int e = 0; e < 4; ++e)
+    acc.push_back(memref::LoadOp::create(
+        b, loc, out, applyMap(map, ValueRange{t.rows[e], t.cols[e], zero})));
+  return acc;
+}
+void storeCFragment(OpBuilder &b, Location loc, ValueRange acc, Value out,
+                    AffineMap map, const CTile &t, Value zero) {
+  for (int e = 0; e < 4; ++e)
+    memref::StoreOp::create(
+        b, loc, acc[e], out,
+        applyMap(map, ValueRange{t.rows[e], t.cols[e], zero}));
+}
+
+/// C[M, N] += A B as m16n8k8 TF32 tensor-core products, one 16 x 8 tile of
+/// C per warp at a time; operands are read through the op's indexing maps
+/// (so transposed operands need no copy), accumulation in fp32.
 void distributeMatmul(linalg::LinalgOp op, const Threads &threads) {
   Location loc = op.getLoc();
   OpBuilder b(op);
@@ -210,71 +283,44 @@ void distributeMatmul(linalg::LinalgOp op, const Threads &threads) {
                                      applyMap(map, ValueRange{i, j, k}));
     return v.getType() == f32 ? v : arith::ExtFOp::create(lb, loc, f32, v);
   };
-  Value c32 = cIndex(b, loc, 32), c4 = cIndex(b, loc, 4);
-  Value warp = arith::DivUIOp::create(b, loc, threads.tid, c32);
-  Value lane = arith::RemUIOp::create(b, loc, threads.tid, c32);
-  Value group = arith::DivUIOp::create(b, loc, lane, c4);
-  Value inGroup = arith::RemUIOp::create(b, loc, lane, c4);
-  int64_t warps = threads.count / 32, tilesN = N / 8;
-  scf::ForOp::create(
-      b, loc, warp, cIndex(b, loc, (M / 16) * tilesN), cIndex(b, loc, warps),
-      ValueRange{}, [&](OpBuilder &tb, Location, Value tile, ValueRange) {
-        auto add = [&](Value x, int64_t c) -> Value {
-          return arith::AddIOp::create(tb, loc, x, cIndex(tb, loc, c));
-        };
-        auto mul = [&](Value x, int64_t c) -> Value {
-          return arith::MulIOp::create(tb, loc, x, cIndex(tb, loc, c));
-        };
-        Value tm = arith::DivUIOp::create(tb, loc, tile, cIndex(tb, loc, tilesN));
-        Value tn = arith::RemUIOp::create(tb, loc, tile, cIndex(tb, loc, tilesN));
-        Value r0 = arith::AddIOp::create(tb, loc, mul(tm, 16), group);
-        Value r1 = add(r0, 8);
-        Value c0 = arith::AddIOp::create(tb, loc, mul(tn, 8), mul(inGroup, 2));
-        Value c1 = add(c0, 1);
-        Value bCol = arith::AddIOp::create(tb, loc, mul(tn, 8), group);
-        // C fragment: (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
-        AffineMap outMap = maps[2];
-        Value acc = vector::FromElementsOp::create(
-            tb, loc, VectorType::get({2, 2}, f32),
-            ValueRange{load(tb, out, outMap, r0, c0, zero),
-                       load(tb, out, outMap, r0, c1, zero),
-                       load(tb, out, outMap, r1, c0, zero),
-                       load(tb, out, outMap, r1, c1, zero)});
-        auto kLoop = scf::ForOp::create(
-            tb, loc, cIndex(tb, loc, 0), cIndex(tb, loc, K), cIndex(tb, loc, 8),
-            ValueRange{acc},
-            [&](OpBuilder &kb, Location, Value k0, ValueRange iter) {
-              Value ka = arith::AddIOp::create(kb, loc, k0, inGroup);
-              Value kb4 = arith::AddIOp::create(kb, loc, ka, cIndex(kb, loc, 4));
-              // A fragment: (g, t), (g+8, t), (g, t+4), (g+8, t+4).
-              Value a = vector::FromElementsOp::create(
-                  kb, loc, VectorType::get({4, 1}, f32),
-                  ValueRange{load(kb, lhs, maps[0], r0, zero, ka),
-                             load(kb, lhs, maps[0], r1, zero, ka),
-                             load(kb, lhs, maps[0], r0, zero, kb4),
-                             load(kb, lhs, maps[0], r1, zero, kb4)});
-              // B fragment: (t, g), (t+4, g).
-              Value bm = vector::FromElementsOp::create(
-                  kb, loc, VectorType::get({2, 1}, f32),
-                  ValueRange{load(kb, rhs, maps[1], zero, bCol, ka),
-                             load(kb, rhs, maps[1], zero, bCol, kb4)});
-              Value next = nvgpu::MmaSyncOp::create(kb, loc, a, bm, iter[0],
-                                                    ArrayRef<int64_t>{16, 8, 8},
-                                                    /*tf32Enabled=*/true);
-              scf::YieldOp::create(kb, loc, next);
-            });
-        Value result = kLoop.getResult(0);
-        int64_t pos[4][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
-        Value rows[4] = {r0, r0, r1, r1}, cols[4] = {c0, c1, c0, c1};
-        for (int e = 0; e < 4; ++e) {
-          Value v = vector::ExtractOp::create(tb, loc, result,
-                                              ArrayRef<int64_t>{pos[e][0], pos[e][1]});
-          memref::StoreOp::create(
-              tb, loc, v, out,
-              applyMap(outMap, ValueRange{rows[e], cols[e], zero}));
-        }
-        scf::YieldOp::create(tb, loc);
-      });
+  Lanes lanes = lanesOf(b, loc, threads);
+  forEachCTile(b, loc, threads, lanes, M, N, [&](OpBuilder &tb, const CTile &t) {
+    Value r0 = t.rows[0], r1 = t.rows[2];
+    Value bCol = arith::AddIOp::create(tb, loc, mulConst(tb, loc, t.tn, 8),
+                                       lanes.group);
+    Value acc = vector::FromElementsOp::create(
+        tb, loc, VectorType::get({2, 2}, f32),
+        loadCFragment(tb, loc, out, maps[2], t, zero));
+    auto kLoop = scf::ForOp::create(
+        tb, loc, cIndex(tb, loc, 0), cIndex(tb, loc, K), cIndex(tb, loc, 8),
+        ValueRange{acc},
+        [&](OpBuilder &kb, Location, Value k0, ValueRange iter) {
+          Value ka = arith::AddIOp::create(kb, loc, k0, lanes.inGroup);
+          Value ka4 = addConst(kb, loc, ka, 4);
+          // A fragment: (g, t), (g+8, t), (g, t+4), (g+8, t+4).
+          Value a = vector::FromElementsOp::create(
+              kb, loc, VectorType::get({4, 1}, f32),
+              ValueRange{load(kb, lhs, maps[0], r0, zero, ka),
+                         load(kb, lhs, maps[0], r1, zero, ka),
+                         load(kb, lhs, maps[0], r0, zero, ka4),
+                         load(kb, lhs, maps[0], r1, zero, ka4)});
+          // B fragment: (t, g), (t+4, g).
+          Value bm = vector::FromElementsOp::create(
+              kb, loc, VectorType::get({2, 1}, f32),
+              ValueRange{load(kb, rhs, maps[1], zero, bCol, ka),
+                         load(kb, rhs, maps[1], zero, bCol, ka4)});
+          Value next = nvgpu::MmaSyncOp::create(kb, loc, a, bm, iter[0],
+                                                ArrayRef<int64_t>{16, 8, 8},
+                                                /*tf32Enabled=*/true);
+          scf::YieldOp::create(kb, loc, next);
+        });
+    SmallVector<Value> result;
+    int64_t pos[4][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+    for (auto &p : pos)
+      result.push_back(vector::ExtractOp::create(tb, loc, kLoop.getResult(0),
+                                                 ArrayRef<int64_t>{p[0], p[1]}));
+    storeCFragment(tb, loc, result, out, maps[2], t, zero);
+  });
 }
 
 /// Shared-memory slabs for the bf16 path: [128 rows][32 + 8 columns] each
@@ -314,12 +360,7 @@ void distributeMatmulBF16(linalg::LinalgOp op, const Threads &threads,
       v = arith::ExtFOp::create(lb, loc, f32, v);
     return arith::TruncFOp::create(lb, loc, bf16, v);
   };
-  Value c32 = cIndex(b, loc, 32), c4 = cIndex(b, loc, 4);
-  Value warp = arith::DivUIOp::create(b, loc, threads.tid, c32);
-  Value lane = arith::RemUIOp::create(b, loc, threads.tid, c32);
-  Value group = arith::DivUIOp::create(b, loc, lane, c4);
-  Value inGroup = arith::RemUIOp::create(b, loc, lane, c4);
-  int64_t warps = threads.count / 32, tilesN = N / 8;
+  Lanes lanes = lanesOf(b, loc, threads);
   scf::ForOp::create(
       b, loc, zero, cIndex(b, loc, K), cIndex(b, loc, kSlabK), ValueRange{},
       [&](OpBuilder &sb, Location, Value k0, ValueRange) {
@@ -341,83 +382,65 @@ void distributeMatmulBF16(linalg::LinalgOp op, const Threads &threads,
                      memref::StoreOp::create(lb, loc, toBF16(lb, v), slabs.b, ivs);
                    });
         gpu::BarrierOp::create(sb, loc);
-        scf::ForOp::create(
-            sb, loc, warp, cIndex(sb, loc, (M / 16) * tilesN),
-            cIndex(sb, loc, warps), ValueRange{},
-            [&](OpBuilder &tb, Location, Value tile, ValueRange) {
-              auto add = [&](Value x, int64_t c) -> Value {
-                return arith::AddIOp::create(tb, loc, x, cIndex(tb, loc, c));
-              };
-              auto mul = [&](Value x, int64_t c) -> Value {
-                return arith::MulIOp::create(tb, loc, x, cIndex(tb, loc, c));
-              };
-              Value tm = arith::DivUIOp::create(tb, loc, tile, cIndex(tb, loc, tilesN));
-              Value tn = arith::RemUIOp::create(tb, loc, tile, cIndex(tb, loc, tilesN));
-              Value r0 = arith::AddIOp::create(tb, loc, mul(tm, 16), group);
-              Value r1 = add(r0, 8);
-              Value c0 = arith::AddIOp::create(tb, loc, mul(tn, 8), mul(inGroup, 2));
-              Value c1 = add(c0, 1);
-              AffineMap outMap = maps[2];
-              Value rows[4] = {r0, r0, r1, r1}, cols[4] = {c0, c1, c0, c1};
-              SmallVector<Value> acc;
-              for (int e = 0; e < 4; ++e)
-                acc.push_back(memref::LoadOp::create(
-                    tb, loc, out, applyMap(outMap, ValueRange{rows[e], cols[e], zero})));
-              // ldmatrix addresses: x4 for the 16 x 16 A tile (lanes 0-15
-              // rows at column 0, lanes 16-31 at column 8), x2 for the
-              // 8 x 16 B^T tile (lanes 0-7 at column 0, 8-15 at column 8).
-              Value c16 = cIndex(tb, loc, 16), c8 = cIndex(tb, loc, 8);
-              Value aRow = arith::AddIOp::create(
-                  tb, loc, mul(tm, 16), arith::RemUIOp::create(tb, loc, lane, c16));
-              Value aCol = mul(arith::DivUIOp::create(tb, loc, lane, c16), 8);
-              Value bRow = arith::AddIOp::create(
-                  tb, loc, mul(tn, 8), arith::RemUIOp::create(tb, loc, lane, c8));
-              Value bCol = mul(arith::RemUIOp::create(
-                                   tb, loc, arith::DivUIOp::create(tb, loc, lane, c8),
-                                   cIndex(tb, loc, 2)),
-                               8);
-              // nvgpu.mma.sync has no bf16 lowering here; nvvm.mma.sync
-              // takes the fragments as i32 registers of two bf16 each.
-              auto packed = [&](Value fragment, int64_t rows) {
-                SmallVector<Value> regs;
-                for (int64_t i = 0; i < rows; ++i) {
-                  Value pair = vector::ExtractOp::create(tb, loc, fragment,
-                                                         ArrayRef<int64_t>{i});
-                  Value word = vector::BitCastOp::create(
-                      tb, loc, VectorType::get({1}, tb.getI32Type()), pair);
-                  regs.push_back(vector::ExtractOp::create(
-                      tb, loc, word, ArrayRef<int64_t>{0}));
-                }
-                return regs;
-              };
-              Type fragTy = LLVM::LLVMStructType::getLiteral(
-                  tb.getContext(), SmallVector<Type>(4, f32));
-              for (int64_t kk = 0; kk < kSlabK; kk += 16) {
-                Value a = nvgpu::LdMatrixOp::create(
-                    tb, loc, VectorType::get({4, 2}, bf16), slabs.a,
-                    ValueRange{aRow, add(aCol, kk)}, tb.getBoolAttr(false),
-                    tb.getI32IntegerAttr(4));
-                Value bm = nvgpu::LdMatrixOp::create(
-                    tb, loc, VectorType::get({2, 2}, bf16), slabs.b,
-                    ValueRange{bRow, add(bCol, kk)}, tb.getBoolAttr(false),
-                    tb.getI32IntegerAttr(2));
-                Value d = NVVM::MmaOp::create(
-                    tb, loc, fragTy, packed(a, 4), packed(bm, 2), acc,
-                    ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-                    std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                                  NVVM::MMATypes::bf16},
-                    std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                                   NVVM::MMALayout::col});
-                for (int e = 0; e < 4; ++e)
-                  acc[e] = LLVM::ExtractValueOp::create(tb, loc, d,
-                                                        ArrayRef<int64_t>{e});
-              }
-              for (int e = 0; e < 4; ++e)
-                memref::StoreOp::create(
-                    tb, loc, acc[e], out,
-                    applyMap(outMap, ValueRange{rows[e], cols[e], zero}));
-              scf::YieldOp::create(tb, loc);
-            });
+        forEachCTile(sb, loc, threads, lanes, M, N, [&](OpBuilder &tb,
+                                                        const CTile &t) {
+          SmallVector<Value> acc = loadCFragment(tb, loc, out, maps[2], t, zero);
+          // ldmatrix addresses: x4 for the 16 x 16 A tile (lanes 0-15 rows
+          // at column 0, lanes 16-31 at column 8), x2 for the 8 x 16 B^T
+          // tile (lanes 0-7 at column 0, 8-15 at column 8).
+          Value c16 = cIndex(tb, loc, 16), c8 = cIndex(tb, loc, 8);
+          Value aRow = arith::AddIOp::create(
+              tb, loc, mulConst(tb, loc, t.tm, 16),
+              arith::RemUIOp::create(tb, loc, lanes.lane, c16));
+          Value aCol = mulConst(
+              tb, loc, arith::DivUIOp::create(tb, loc, lanes.lane, c16), 8);
+          Value bRow = arith::AddIOp::create(
+              tb, loc, mulConst(tb, loc, t.tn, 8),
+              arith::RemUIOp::create(tb, loc, lanes.lane, c8));
+          Value bCol = mulConst(
+              tb, loc,
+              arith::RemUIOp::create(
+                  tb, loc, arith::DivUIOp::create(tb, loc, lanes.lane, c8),
+                  cIndex(tb, loc, 2)),
+              8);
+          // nvgpu.mma.sync has no bf16 lowering here; nvvm.mma.sync takes
+          // the fragments as i32 registers of two bf16 each.
+          auto packed = [&](Value fragment, int64_t rows) {
+            SmallVector<Value> regs;
+            for (int64_t i = 0; i < rows; ++i) {
+              Value pair = vector::ExtractOp::create(tb, loc, fragment,
+                                                     ArrayRef<int64_t>{i});
+              Value word = vector::BitCastOp::create(
+                  tb, loc, VectorType::get({1}, tb.getI32Type()), pair);
+              regs.push_back(
+                  vector::ExtractOp::create(tb, loc, word, ArrayRef<int64_t>{0}));
+            }
+            return regs;
+          };
+          Type fragTy = LLVM::LLVMStructType::getLiteral(
+              tb.getContext(), SmallVector<Type>(4, f32));
+          for (int64_t kk = 0; kk < kSlabK; kk += 16) {
+            Value a = nvgpu::LdMatrixOp::create(
+                tb, loc, VectorType::get({4, 2}, bf16), slabs.a,
+                ValueRange{aRow, addConst(tb, loc, aCol, kk)},
+                tb.getBoolAttr(false), tb.getI32IntegerAttr(4));
+            Value bm = nvgpu::LdMatrixOp::create(
+                tb, loc, VectorType::get({2, 2}, bf16), slabs.b,
+                ValueRange{bRow, addConst(tb, loc, bCol, kk)},
+                tb.getBoolAttr(false), tb.getI32IntegerAttr(2));
+            Value d = NVVM::MmaOp::create(
+                tb, loc, fragTy, packed(a, 4), packed(bm, 2), acc,
+                ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+                std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                              NVVM::MMATypes::bf16},
+                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                               NVVM::MMALayout::col});
+            for (int e = 0; e < 4; ++e)
+              acc[e] = LLVM::ExtractValueOp::create(tb, loc, d,
+                                                    ArrayRef<int64_t>{e});
+          }
+          storeCFragment(tb, loc, acc, out, maps[2], t, zero);
+        });
         // The next slab overwrites shared memory.
         gpu::BarrierOp::create(sb, loc);
         scf::YieldOp::create(sb, loc);
