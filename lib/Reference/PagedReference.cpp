@@ -12,42 +12,31 @@ namespace {
 
 Status checkPagedInputs(const PagedProblem &p, size_t poolElements) {
   const GdnDims &d = p.dims;
-  if (Status s = checkDims(d); !s.ok())
+  if (Status s = checkDimsAndQKV(d, p.q.size(), p.k.size(), p.v.size());
+      !s.ok())
     return s;
-  const std::string T = std::to_string(d.T), H = std::to_string(d.H),
-                    HV = std::to_string(d.HV()), K = std::to_string(d.K),
-                    V = std::to_string(d.V);
-  const std::string gateShape = "[T=" + T + ", HV=" + HV + "]";
+  const std::string gateShape =
+      "[T=" + std::to_string(d.T) + ", HV=" + std::to_string(d.HV()) + "]";
+  const std::string headShape = "[HV=" + std::to_string(d.HV()) + "]";
   struct Check {
     const char *name;
     size_t size;
     int64_t expected;
     std::string shape;
   };
-  std::vector<Check> checks = {
-      {"q", p.q.size(), d.T * d.H * d.K, "[T=" + T + ", H=" + H + ", K=" + K + "]"},
-      {"k", p.k.size(), d.T * d.H * d.K, "[T=" + T + ", H=" + H + ", K=" + K + "]"},
-      {"v", p.v.size(), d.T * d.HV() * d.V, "[T=" + T + ", HV=" + HV + ", V=" + V + "]"},
-      {"beta", p.beta.size(), d.T * d.HV(), gateShape},
-  };
+  std::vector<Check> checks = {{"beta", p.beta.size(), d.T * d.HV(), gateShape}};
   if (p.useGateInKernel) {
     checks.push_back({"a (raw gate, use_gate_in_kernel)", p.a.size(),
                       d.T * d.HV(), gateShape});
-    checks.push_back({"A_log", p.aLog.size(), d.HV(), "[HV=" + HV + "]"});
-    checks.push_back({"dt_bias", p.dtBias.size(), d.HV(), "[HV=" + HV + "]"});
+    checks.push_back({"A_log", p.aLog.size(), d.HV(), headShape});
+    checks.push_back({"dt_bias", p.dtBias.size(), d.HV(), headShape});
   } else {
     checks.push_back({"g", p.g.size(), d.T * d.HV(), gateShape});
   }
   for (const Check &c : checks)
     if (Status s = checkElementCount(c.name, c.size, c.expected, c.shape); !s.ok())
       return s;
-  if (poolElements % d.stateElements() != 0)
-    return Status::error("state_pool has " + std::to_string(poolElements) +
-                         " elements, not a multiple of HV*V*K = " +
-                         std::to_string(d.stateElements()) +
-                         " (expected [P, HV=" + HV + ", V=" + V + ", K=" + K +
-                         "])");
-  return Status::success();
+  return checkPoolRows(d, poolElements);
 }
 
 PreparedInputs preparePaged(const PagedProblem &p) {

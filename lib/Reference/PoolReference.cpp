@@ -12,35 +12,27 @@ namespace {
 
 Status checkPoolInputs(const PoolProblem &p, size_t poolElements) {
   const GdnDims &d = p.dims;
-  if (Status s = checkDims(d); !s.ok())
+  if (Status s = checkDimsAndQKV(d, p.q.size(), p.k.size(), p.v.size());
+      !s.ok())
     return s;
-  const std::string T = std::to_string(d.T), H = std::to_string(d.H),
-                    HV = std::to_string(d.HV()), K = std::to_string(d.K),
-                    V = std::to_string(d.V);
+  const std::string gateShape =
+      "[T=" + std::to_string(d.T) + ", HV=" + std::to_string(d.HV()) + "]";
+  const std::string headShape = "[HV=" + std::to_string(d.HV()) + "]";
   const struct {
     const char *name;
     size_t size;
     int64_t expected;
-    std::string shape;
+    const std::string &shape;
   } checks[] = {
-      {"q", p.q.size(), d.T * d.H * d.K, "[T=" + T + ", H=" + H + ", K=" + K + "]"},
-      {"k", p.k.size(), d.T * d.H * d.K, "[T=" + T + ", H=" + H + ", K=" + K + "]"},
-      {"v", p.v.size(), d.T * d.HV() * d.V, "[T=" + T + ", HV=" + HV + ", V=" + V + "]"},
-      {"a", p.a.size(), d.T * d.HV(), "[T=" + T + ", HV=" + HV + "]"},
-      {"b", p.b.size(), d.T * d.HV(), "[T=" + T + ", HV=" + HV + "]"},
-      {"A_log", p.aLog.size(), d.HV(), "[HV=" + HV + "]"},
-      {"dt_bias", p.dtBias.size(), d.HV(), "[HV=" + HV + "]"},
+      {"a", p.a.size(), d.T * d.HV(), gateShape},
+      {"b", p.b.size(), d.T * d.HV(), gateShape},
+      {"A_log", p.aLog.size(), d.HV(), headShape},
+      {"dt_bias", p.dtBias.size(), d.HV(), headShape},
   };
   for (const auto &c : checks)
     if (Status s = checkElementCount(c.name, c.size, c.expected, c.shape); !s.ok())
       return s;
-  if (poolElements % d.stateElements() != 0)
-    return Status::error("state_pool has " + std::to_string(poolElements) +
-                         " elements, not a multiple of HV*V*K = " +
-                         std::to_string(d.stateElements()) +
-                         " (expected [P, HV=" + HV + ", V=" + V + ", K=" + K +
-                         "])");
-  return Status::success();
+  return checkPoolRows(d, poolElements);
 }
 
 PreparedInputs preparePool(const PoolProblem &p) {

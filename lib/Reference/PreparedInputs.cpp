@@ -14,6 +14,32 @@ Status checkElementCount(const char *name, size_t actual, int64_t expected,
                        std::to_string(expected) + " elements");
 }
 
+Status checkDimsAndQKV(const GdnDims &d, size_t q, size_t k, size_t v) {
+  if (Status s = checkDims(d); !s.ok())
+    return s;
+  const std::string qk = "[T=" + std::to_string(d.T) + ", H=" +
+                         std::to_string(d.H) + ", K=" + std::to_string(d.K) +
+                         "]";
+  const std::string vShape = "[T=" + std::to_string(d.T) + ", HV=" +
+                             std::to_string(d.HV()) + ", V=" +
+                             std::to_string(d.V) + "]";
+  if (Status s = checkElementCount("q", q, d.T * d.H * d.K, qk); !s.ok())
+    return s;
+  if (Status s = checkElementCount("k", k, d.T * d.H * d.K, qk); !s.ok())
+    return s;
+  return checkElementCount("v", v, d.T * d.HV() * d.V, vShape);
+}
+
+Status checkPoolRows(const GdnDims &d, size_t poolElements) {
+  if (poolElements % d.stateElements() == 0)
+    return Status::success();
+  return Status::error("state_pool has " + std::to_string(poolElements) +
+                       " elements, not a multiple of HV*V*K = " +
+                       std::to_string(d.stateElements()) + " (expected [P, HV=" +
+                       std::to_string(d.HV()) + ", V=" + std::to_string(d.V) +
+                       ", K=" + std::to_string(d.K) + "])");
+}
+
 Status checkDims(const GdnDims &d) {
   if (d.T < 0 || d.H < 1 || d.G < 1 || d.K < 1 || d.V < 1)
     return Status::error("invalid dims T=" + std::to_string(d.T) +

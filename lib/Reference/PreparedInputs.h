@@ -40,6 +40,11 @@ struct PreparedInputs {
 Status checkElementCount(const char *name, size_t actual, int64_t expected,
                          const std::string &shapeText);
 Status checkDims(const GdnDims &dims);
+/// The checks both interfaces share: dims, then q / k [T, H, K] and
+/// v [T, HV, V] element counts.
+Status checkDimsAndQKV(const GdnDims &dims, size_t q, size_t k, size_t v);
+/// state_pool holds whole [HV, V, K] rows.
+Status checkPoolRows(const GdnDims &dims, size_t poolElements);
 
 void l2NormalizeRows(std::vector<double> &x, int64_t rowLength);
 
