@@ -12,5 +12,6 @@ include "GateOps.td"
 include "NormOps.td"
 include "MatmulOps.td"
 include "StateOps.td"
+include "ScanOps.td"
 
 #endif // GDN_OPS_TD

@@ -5,6 +5,46 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GDNSchedule : Pass<"gdn-schedule", "::mlir::ModuleOp"> {
+  let summary = "turn each kernel's gdn.chunk_scan into the kernels of a schedule";
+  let description = [{
+    The first pass of both pipelines. A schedule decides which stages of a
+    `gdn.chunk_scan` share a kernel, where the values between kernels live
+    and how a sequence is split over blocks; the kernel program does not
+    change. Built-in schedules:
+
+    - `fused`: one kernel per program; the scan becomes a loop and the state
+      stays on chip.
+    - `staged` (`staged-bf16`): `<entry>__prepare` (grid z = chunk slots)
+      stores every chunk's prepared values, `<entry>__state` (serial) steps
+      the state and stores each chunk's entering state and step values,
+      `<entry>__output` (grid z = chunk slots) writes the outputs;
+      intermediates in fp32 (bf16).
+    - `split-seq`: `<entry>__transition` (grid z = segments) composes each
+      segment's `(a, B, R)`, `<entry>__combine` (serial) derives every
+      segment's entering state and the final state, `<entry>__replay`
+      (grid z = segments) reruns each segment from its state for outputs and
+      checkpoints.
+
+    `schedule` also takes the path of a schedule file: a kind (`fused`,
+    `staged`, `split-seq`) and `key=value` knobs (`intermediates=f32|bf16`,
+    `output=separate|with-state`, `segment-chunks=N`); see
+    docs/Schedules.md. Every kernel records its place in the launch plan
+    (`gdn.entry`, `gdn.step`, `gdn.grid_z`), and the buffers between kernels
+    are trailing `memref<grid x, grid y, slots, tile...>` arguments marked
+    `gdn.workspace`. Functions without a scan are left alone.
+  }];
+  let options = [
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
+           "a built-in schedule (fused, staged, staged-bf16, split-seq) or "
+           "a schedule file; empty: gdn-opt's --schedule, else fused">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"];
+}
+
 def GDNProgramIdsToArgs : Pass<"gdn-program-ids-to-args", "::mlir::ModuleOp"> {
   let summary = "turn gdn.program_id into trailing index arguments of the kernel";
   let description = [{

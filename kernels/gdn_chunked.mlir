@@ -1,7 +1,7 @@
 // Chunked Gated DeltaNet prefill (SPEC.md, "The chunked (WY) form"), one
 // program per (value head, sequence): grid = [HV, B, 1].
 //
-// Two entry points share the per-chunk step @chunk:
+// Two entry points share the per-chunk stages below:
 //   @gdn_pool   the pool interface: raw gates, l2norm, one state row per
 //               sequence chosen by cache_indices; chunks start at each
 //               sequence's first new token.
@@ -9,6 +9,11 @@
 //               optional l2norm and beta logit, a CSR page table; chunks are
 //               aligned to absolute positions so that every page boundary is
 //               a chunk boundary, and the state is checkpointed there.
+//
+// Each entry's pass over its chunks is a gdn.chunk_scan split into stages
+// (prepare, step, emit, transition). Which stages share a kernel, where the
+// values between them live and how a sequence is split over blocks is the
+// schedule's business (gdn-schedule, docs/Schedules.md), not this file's.
 //
 // Shape parameters are the type aliases below: K = V = 128, bf16 inputs.
 // gdn-run re-binds them (K, V in {64, 128}; bf16 or f16) before compiling;
@@ -22,14 +27,17 @@
 !qk_tile  = tensor<64x128xf32>        // [C, K]
 !v_tile   = tensor<64x128xf32>        // [C, V]
 !state    = tensor<128x128xf32>       // M: [V, K]
+!kk       = tensor<128x128xf32>       // [K, K]
 
-// One chunk of n <= 64 tokens (rows n.. are padding) entering with state m0.
-// Returns the chunk's output (scaled, in the storage type) and the state
-// after its last token.
-func.func private @chunk(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
-                         %g_raw: tensor<64xf32>, %beta_raw: tensor<64xf32>,
-                         %n: index, %m0: !state, %scale: f32, %l2norm: i1)
-    -> (!v_in, !state) {
+// Prepare (state-independent) one chunk of n <= 64 tokens (rows n.. are
+// padding). Yields W and U of the WY form, K decayed to the chunk's end
+// (kd = diag(exp(gamma_last - gamma)) K), Q decayed from its start
+// (qg = diag(exp(gamma)) Q), the intra-chunk attention QK^T (.) D (causal
+// decay) and gamma, the cumulative log decay.
+func.func private @chunk_prepare(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
+                                 %g_raw: tensor<64xf32>, %beta_raw: tensor<64xf32>,
+                                 %n: index, %l2norm: i1)
+    -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>) {
   %c63 = arith.constant 63 : index
   %qf = arith.extf %q_in : !qk_in to !qk_tile
   %kf = arith.extf %k_in : !qk_in to !qk_tile
@@ -59,34 +67,86 @@ func.func private @chunk(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
   %vb = gdn.scale_rows %v, %beta : !v_tile, tensor<64xf32>
   %u = gdn.matmul %tm, %vb mask none : tensor<64x64xf32>, !v_tile -> !v_tile
 
-  // Vn = U - W M0^T
-  %wm = gdn.matmul %w, %m0 transpose_b mask none : !qk_tile, !state -> !v_tile
-  %vn = arith.subf %u, %wm : !v_tile
-
-  // O = scale (diag(exp(gamma)) Q M0^T + (Q K^T (.) D) Vn), D causal decay.
-  %qm = gdn.matmul %q, %m0 transpose_b mask none : !qk_tile, !state -> !v_tile
-  %qmd = gdn.scale_rows %qm, %eg : !v_tile, tensor<64xf32>
-  %qk = gdn.matmul %q, %k transpose_b mask causal decay(%gamma : tensor<64xf32>)
-      : !qk_tile, !qk_tile -> tensor<64x64xf32>
-  %intra = gdn.matmul %qk, %vn mask none : tensor<64x64xf32>, !v_tile -> !v_tile
-  %sum = arith.addf %qmd, %intra : !v_tile
-  %scales = tensor.splat %scale : !v_tile
-  %o = arith.mulf %sum, %scales : !v_tile
-  %o_out = arith.truncf %o : !v_tile to !v_in
-
-  // M_L = exp(gamma_last) M0 + Vn^T diag(exp(gamma_last - gamma)) K.
   // Padding rows have g = 0, so gamma[63] is gamma of the last real token.
   %gl = tensor.extract %gamma[%c63] : tensor<64xf32>
   %gls = tensor.splat %gl : tensor<64xf32>
   %dexp = arith.subf %gls, %gamma : tensor<64xf32>
   %d = math.exp %dexp : tensor<64xf32>
   %kd = gdn.scale_rows %k, %d : !qk_tile, tensor<64xf32>
+  %qg = gdn.scale_rows %q, %eg : !qk_tile, tensor<64xf32>
+  %qk = gdn.matmul %q, %k transpose_b mask causal decay(%gamma : tensor<64xf32>)
+      : !qk_tile, !qk_tile -> tensor<64x64xf32>
+  return %w, %u, %kd, %qg, %qk, %gamma
+      : !qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>
+}
+
+// The serial step: Vn = U - W M0^T and
+// M_L = exp(gamma_last) M0 + Vn^T diag(exp(gamma_last - gamma)) K.
+func.func private @chunk_step(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
+                              %gamma: tensor<64xf32>, %m0: !state)
+    -> (!state, !v_tile) {
+  %c63 = arith.constant 63 : index
+  %wm = gdn.matmul %w, %m0 transpose_b mask none : !qk_tile, !state -> !v_tile
+  %vn = arith.subf %u, %wm : !v_tile
   %upd = gdn.matmul %vn, %kd transpose_a mask none : !v_tile, !qk_tile -> !state
+  %gl = tensor.extract %gamma[%c63] : tensor<64xf32>
   %egl = math.exp %gl : f32
   %egls = tensor.splat %egl : !state
   %m0d = arith.mulf %m0, %egls : !state
   %m1 = arith.addf %m0d, %upd : !state
-  return %o_out, %m1 : !v_in, !state
+  return %m1, %vn : !state, !v_tile
+}
+
+// The chunk's output in the storage type:
+// O = scale (diag(exp(gamma)) Q M0^T + (Q K^T (.) D) Vn).
+func.func private @chunk_output(%qg: !qk_tile, %qk: tensor<64x64xf32>,
+                                %m0: !state, %vn: !v_tile, %scale: f32) -> !v_in {
+  %qm = gdn.matmul %qg, %m0 transpose_b mask none : !qk_tile, !state -> !v_tile
+  %intra = gdn.matmul %qk, %vn mask none : tensor<64x64xf32>, !v_tile -> !v_tile
+  %sum = arith.addf %qm, %intra : !v_tile
+  %scales = tensor.splat %scale : !v_tile
+  %o = arith.mulf %sum, %scales : !v_tile
+  %o_out = arith.truncf %o : !v_tile to !v_in
+  return %o_out : !v_in
+}
+
+// The chunk's effect on any entering state, M_L = a M0 + M0 B + R:
+// a = exp(gamma_last), B = -W^T kd, R = U^T kd.
+func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
+                                    %gamma: tensor<64xf32>) -> (f32, !kk, !state) {
+  %c63 = arith.constant 63 : index
+  %gl = tensor.extract %gamma[%c63] : tensor<64xf32>
+  %a = math.exp %gl : f32
+  %wk = gdn.matmul %w, %kd transpose_a mask none : !qk_tile, !qk_tile -> !kk
+  %b = arith.negf %wk : !kk
+  %r = gdn.matmul %u, %kd transpose_a mask none : !v_tile, !qk_tile -> !state
+  return %a, %b, %r : f32, !kk, !state
+}
+
+// Pool chunk c: first token t = t0 + 64 c and row count n = min(t1 - t, 64).
+func.func private @pool_chunk_rows(%c: index, %t0: index, %t1: index)
+    -> (index, index) {
+  %c64 = arith.constant 64 : index
+  %off = arith.muli %c, %c64 : index
+  %t = arith.addi %t0, %off : index
+  %left = arith.subi %t1, %t : index
+  %n = arith.minui %left, %c64 : index
+  return %t, %n : index, index
+}
+
+// Paged chunk c covers absolute positions [64 c, 64 c + 64) clipped to the
+// new tokens [p, L): first token t (in q / k / v), row count n, end e.
+func.func private @paged_chunk_rows(%c: index, %p: index, %L: index, %t0: index)
+    -> (index, index, index) {
+  %c64 = arith.constant 64 : index
+  %cs = arith.muli %c, %c64 : index
+  %ce = arith.addi %cs, %c64 : index
+  %s = arith.maxui %cs, %p : index
+  %e = arith.minui %ce, %L : index
+  %n = arith.subi %e, %s : index
+  %rel = arith.subi %s, %p : index
+  %t = arith.addi %t0, %rel : index
+  return %t, %n, %e : index, index, index
 }
 
 // Pool interface (seed 000): g = -exp(A_log) softplus(a + dt_bias),
@@ -99,6 +159,7 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     attributes {llvm.emit_c_interface} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c63 = arith.constant 63 : index
   %c64 = arith.constant 64 : index
   %true = arith.constant true
   %hv = gdn.program_id 0
@@ -120,9 +181,14 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     %alog = memref.load %a_log[%hv] : memref<?xf32>
     %dtb = memref.load %dt_bias[%hv] : memref<?xf32>
     %m_in = gdn.state_load %pool[%row, %hv] : !pool_mem -> !state
-    %m_out = scf.for %t = %t0 to %t1 step %c64 iter_args(%m = %m_in) -> (!state) {
-      %left = arith.subi %t1, %t : index
-      %n = arith.minui %left, %c64 : index
+    // Chunk c covers tokens t0 + 64 c .. min(t1, t0 + 64 c + 64) - 1.
+    %len = arith.subi %t1, %t0 : index
+    %len63 = arith.addi %len, %c63 : index
+    %nc = arith.divui %len63, %c64 : index
+    %m_out = gdn.chunk_scan %c0 to %nc init(%m_in : !state)
+    prepare {
+    ^bb0(%c: index):
+      %t, %n = func.call @pool_chunk_rows(%c, %t0, %t1) : (index, index, index) -> (index, index)
       %q = gdn.tile_load %qm[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
       %k = gdn.tile_load %km[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
       %v = gdn.tile_load %vm[%t, %hv, %c0] dims [0, 2] rows %n : !v_mem -> !v_in
@@ -130,11 +196,31 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       %bl = gdn.tile_load %bm[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> tensor<64xf32>
       %g = gdn.gate raw %a A_log(%alog) dt_bias(%dtb) : tensor<64xf32>
       %beta = gdn.sigmoid %bl : tensor<64xf32>
-      %o, %m1 = func.call @chunk(%q, %k, %v, %g, %beta, %n, %m, %scale, %true)
-          : (!qk_in, !qk_in, !v_in, tensor<64xf32>, tensor<64xf32>, index, !state, f32, i1)
-          -> (!v_in, !state)
+      %w, %u, %kd, %qg, %qk, %gamma = func.call @chunk_prepare(%q, %k, %v, %g, %beta, %n, %true)
+          : (!qk_in, !qk_in, !v_in, tensor<64xf32>, tensor<64xf32>, index, i1)
+          -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>)
+      gdn.yield %w, %u, %kd, %qg, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>
+    } step {
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %m: !state):
+      %m1, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %m)
+          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, !state) -> (!state, !v_tile)
+      gdn.yield %m1, %vn : !state, !v_tile
+    } emit {
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %m: !state, %vn: !v_tile):
+      %t, %n = func.call @pool_chunk_rows(%c, %t0, %t1) : (index, index, index) -> (index, index)
+      %o = func.call @chunk_output(%qg, %qk, %m, %vn, %scale)
+          : (!qk_tile, tensor<64x64xf32>, !state, !v_tile, f32) -> !v_in
       gdn.tile_store %o, %om[%t, %hv, %c0] dims [0, 2] rows %n : !v_in, !v_mem
-      scf.yield %m1 : !state
+    } transition {
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>):
+      %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kd, %gamma)
+          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>) -> (f32, !kk, !state)
+      gdn.yield %ta, %tb, %tr : f32, !kk, !state
     }
     gdn.state_store %m_out, %pool[%row, %hv] : !state, !pool_mem
   }
@@ -202,14 +288,11 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     %c_first = arith.divui %p, %c64 : index
     %L63 = arith.addi %L, %c63_idx : index
     %c_end = arith.divui %L63, %c64 : index
-    %m_out = scf.for %c = %c_first to %c_end step %c1 iter_args(%m = %m_in) -> (!state) {
-      %cs = arith.muli %c, %c64 : index
-      %ce = arith.addi %cs, %c64 : index
-      %s = arith.maxui %cs, %p : index
-      %e = arith.minui %ce, %L : index
-      %n = arith.subi %e, %s : index
-      %rel = arith.subi %s, %p : index
-      %t = arith.addi %t0, %rel : index
+    %m_out = gdn.chunk_scan %c_first to %c_end init(%m_in : !state)
+    prepare {
+    ^bb0(%c: index):
+      %t, %n, %e = func.call @paged_chunk_rows(%c, %p, %L, %t0)
+          : (index, index, index, index) -> (index, index, index)
       %q = gdn.tile_load %qm[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
       %k = gdn.tile_load %km[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
       %v = gdn.tile_load %vm[%t, %hv, %c0] dims [0, 2] rows %n : !v_mem -> !v_in
@@ -234,11 +317,19 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       } else {
         scf.yield %bin : tensor<64xf32>
       }
-      %o, %m1 = func.call @chunk(%q, %k, %v, %g, %beta, %n, %m, %scale, %l2norm)
-          : (!qk_in, !qk_in, !v_in, tensor<64xf32>, tensor<64xf32>, index, !state, f32, i1)
-          -> (!v_in, !state)
-      gdn.tile_store %o, %om[%t, %hv, %c0] dims [0, 2] rows %n : !v_in, !v_mem
+      %w, %u, %kd, %qg, %qk, %gamma = func.call @chunk_prepare(%q, %k, %v, %g, %beta, %n, %l2norm)
+          : (!qk_in, !qk_in, !v_in, tensor<64xf32>, tensor<64xf32>, index, i1)
+          -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>)
+      gdn.yield %w, %u, %kd, %qg, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>
+    } step {
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %m: !state):
+      %m1, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %m)
+          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, !state) -> (!state, !v_tile)
       // Checkpoint after a token that ends a page: sequence page e/ps - 1.
+      %t, %n, %e = func.call @paged_chunk_rows(%c, %p, %L, %t0)
+          : (index, index, index, index) -> (index, index, index)
       %rem = arith.remui %e, %page_size : index
       %at_boundary = arith.cmpi eq, %rem, %c0 : index
       scf.if %at_boundary {
@@ -247,7 +338,22 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
         %page = gdn.page_lookup %page_indices, %page_indptr[%b, %pn1] : memref<?xi64>, memref<?xi64>
         gdn.state_store %m1, %pool[%page, %hv] : !state, !pool_mem
       }
-      scf.yield %m1 : !state
+      gdn.yield %m1, %vn : !state, !v_tile
+    } emit {
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %m: !state, %vn: !v_tile):
+      %t, %n, %e = func.call @paged_chunk_rows(%c, %p, %L, %t0)
+          : (index, index, index, index) -> (index, index, index)
+      %o = func.call @chunk_output(%qg, %qk, %m, %vn, %scale)
+          : (!qk_tile, tensor<64x64xf32>, !state, !v_tile, f32) -> !v_in
+      gdn.tile_store %o, %om[%t, %hv, %c0] dims [0, 2] rows %n : !v_in, !v_mem
+    } transition {
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>):
+      %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kd, %gamma)
+          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>) -> (f32, !kk, !state)
+      gdn.yield %ta, %tb, %tr : f32, !kk, !state
     }
     // The final state goes to the last page.
     %last_page = gdn.page_lookup %page_indices, %page_indptr[%b, %full] : memref<?xi64>, memref<?xi64>

@@ -91,12 +91,17 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
                            options.kernelPath + "' failed:\n" + diags.text);
     return Status::success();
   };
-  if (Status s = runStage(mlir::gdn::buildGPUKernelPipeline,
+  std::map<std::string, LaunchPlan> plans;
+  if (Status s = scheduleKernel(options, context, diags, *module, plans);
+      !s.ok())
+    return s;
+  if (Status s = runStage(mlir::gdn::buildGPULowering,
                           "lowering to GPU kernels");
       !s.ok())
     return s;
 
   artifact = Artifact();
+  artifact.plans = plans;
   artifact.chip = options.chip;
   artifact.blockSize = options.blockSize;
   artifact.shape = options.shape;

@@ -34,6 +34,7 @@ struct CPUKernel::Impl {
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::string specialisedSource;
   std::map<std::string, void (*)(void **)> entries; // JIT-compiled
+  std::map<std::string, LaunchPlan> plans;          // by entry
 
   explicit Impl(mlir::DialectRegistry &registry) : context(registry) {}
 };
@@ -75,13 +76,18 @@ Status CPUKernel::compile(const CompileOptions &options,
       !s.ok())
     return s;
 
+  if (Status s = scheduleKernel(options, impl->context, diags,
+                                *impl->tileModule, impl->plans);
+      !s.ok())
+    return s;
+
   impl->llvmModule = impl->tileModule->clone();
   mlir::PassManager pm(&impl->context);
   if (options.printIRAfterAll) {
     impl->context.disableMultithreading();
     pm.enableIRPrinting();
   }
-  mlir::gdn::buildCPUPipeline(pm, {});
+  mlir::gdn::buildCPULowering(pm);
   if (mlir::failed(pm.run(*impl->llvmModule)))
     return Status::error("lowering kernel '" + options.kernelPath +
                          "' for the CPU failed:\n" + diags.text);
@@ -94,6 +100,9 @@ Status CPUKernel::emit(EmitKind kind, std::string &text) const {
   switch (kind) {
   case EmitKind::TileIR:
     os << impl->specialisedSource;
+    return Status::success();
+  case EmitKind::Scheduled:
+    impl->tileModule->print(os);
     return Status::success();
   case EmitKind::LLVMDialect:
     impl->llvmModule->print(os);
@@ -108,6 +117,11 @@ Status CPUKernel::emit(EmitKind kind, std::string &text) const {
   }
   }
   return Status::error("unknown emit kind");
+}
+
+LaunchPlan CPUKernel::plan(const std::string &entry) const {
+  auto it = impl->plans.find(entry);
+  return it == impl->plans.end() ? LaunchPlan::single(entry) : it->second;
 }
 
 Status CPUKernel::checkArguments(const std::string &entry,
@@ -125,7 +139,8 @@ Status CPUKernel::checkArguments(const std::string &entry,
     mlir::Type type = inputs[i];
     std::string where = "kernel @" + entry + " argument " + std::to_string(i) +
                         " (" + arg.name + ") is " + describeType(type);
-    if (arg.kind != KernelArg::Kind::Buffer) {
+    if (arg.kind != KernelArg::Kind::Buffer &&
+        arg.kind != KernelArg::Kind::Workspace) {
       bool ok = (arg.kind == KernelArg::Kind::Index && type.isIndex()) ||
                 (arg.kind == KernelArg::Kind::F32 && type.isF32()) ||
                 (arg.kind == KernelArg::Kind::I1 && type.isInteger(1));
@@ -215,6 +230,9 @@ Status CPUKernel::launch(const std::string &entry,
     const KernelArg &a = args[i];
     switch (a.kind) {
     case KernelArg::Kind::Buffer:
+    case KernelArg::Kind::Workspace:
+      if (!a.data)
+        return Status::error("argument " + a.name + " has no memory");
       descriptors.emplace_back(a.data, a.shape);
       slots[i].pointer = descriptors.back().get();
       break;
@@ -229,7 +247,10 @@ Status CPUKernel::launch(const std::string &entry,
     std::vector<void *> packedArgs;
     for (size_t i = 0; i < args.size(); ++i) {
       switch (args[i].kind) {
-      case KernelArg::Kind::Buffer: packedArgs.push_back(&slots[i].pointer); break;
+      case KernelArg::Kind::Buffer:
+      case KernelArg::Kind::Workspace:
+        packedArgs.push_back(&slots[i].pointer);
+        break;
       case KernelArg::Kind::Index: packedArgs.push_back(&slots[i].index); break;
       case KernelArg::Kind::F32: packedArgs.push_back(&slots[i].f32); break;
       case KernelArg::Kind::I1: packedArgs.push_back(&slots[i].i1); break;

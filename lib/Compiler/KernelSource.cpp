@@ -3,8 +3,10 @@
 #include "KernelSource.h"
 
 #include "gdn/InitAll/InitAll.h"
+#include "gdn/Transforms/Passes.h"
 
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -36,4 +38,20 @@ Status gdn::parseKernel(const CompileOptions &options,
     return Status::error("kernel '" + options.kernelPath +
                          "' does not parse or verify:\n" + diags.text);
   return Status::success();
+}
+
+Status gdn::scheduleKernel(const CompileOptions &options,
+                           mlir::MLIRContext &context,
+                           CapturedDiagnostics &diags, mlir::ModuleOp module,
+                           std::map<std::string, LaunchPlan> &plans) {
+  mlir::PassManager pm(&context);
+  if (options.printIRAfterAll) {
+    context.disableMultithreading();
+    pm.enableIRPrinting();
+  }
+  mlir::gdn::addSchedulePass(pm, options.schedule);
+  if (mlir::failed(pm.run(module)))
+    return Status::error("scheduling kernel '" + options.kernelPath +
+                         "' failed:\n" + diags.text);
+  return extractLaunchPlans(module, plans);
 }

@@ -8,6 +8,7 @@
 #define GDN_LIB_COMPILER_KERNELSOURCE_H
 
 #include "gdn/Compiler/KernelCompiler.h"
+#include "gdn/Runtime/LaunchPlan.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -16,6 +17,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -42,6 +44,16 @@ void registerCompilerDialects(mlir::DialectRegistry &registry);
 Status parseKernel(const CompileOptions &options, mlir::MLIRContext &context,
                    CapturedDiagnostics &diags, std::string &specialised,
                    mlir::OwningOpRef<mlir::ModuleOp> &module);
+
+/// Runs gdn-schedule with `schedule` on `module` and reads back the launch
+/// plan of every entry it scheduled.
+Status scheduleKernel(const CompileOptions &options, mlir::MLIRContext &context,
+                      CapturedDiagnostics &diags, mlir::ModuleOp module,
+                      std::map<std::string, LaunchPlan> &plans);
+
+/// The launch plans gdn-schedule recorded in `module`, by entry.
+Status extractLaunchPlans(mlir::ModuleOp module,
+                          std::map<std::string, LaunchPlan> &plans);
 
 } // namespace gdn
 

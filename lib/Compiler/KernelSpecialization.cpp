@@ -31,6 +31,7 @@ std::string gdn::specializeKernelSource(const std::string &source,
       {"qk_tile", "tensor<64x" + k + "xf32>"},
       {"v_tile", "tensor<64x" + v + "xf32>"},
       {"state", "tensor<" + v + "x" + k + "xf32>"},
+      {"kk", "tensor<" + k + "x" + k + "xf32>"},
   };
   std::istringstream in(source);
   std::string out, line;

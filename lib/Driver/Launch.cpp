@@ -2,6 +2,7 @@
 
 #include "gdn/Driver/Launch.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace gdn;
@@ -27,6 +28,13 @@ Status run::prepareCall(Problem &p, HostTensor &o, PreparedCall &call) {
   call = PreparedCall();
   call.shape = shapeOf(p);
   call.grid = Grid{d.HV(), p.batch(), 1};
+  // Paged chunks are aligned to absolute positions: one more may start
+  // before a sequence's first new token.
+  std::vector<int64_t> cu = t.at("cu_seqlens").toIndices();
+  int64_t longest = 0;
+  for (size_t b = 0; b + 1 < cu.size(); ++b)
+    longest = std::max(longest, cu[b + 1] - cu[b]);
+  call.chunkSlots = (longest + 63) / 64 + 1;
   o = HostTensor::zeros(t["v"].dtype, t["v"].shape);
 
   // A converted copy that lives as long as the call.

@@ -75,6 +75,20 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
                      {"scratch_bytes_per_block", k.scratchBytesPerBlock},
                      {"shared_bytes_per_block", k.sharedBytesPerBlock}};
   }
+  json plans = json::object();
+  for (const auto &[entry, plan] : a.plans) {
+    json steps = json::array(), workspaces = json::array();
+    for (const LaunchStep &st : plan.steps)
+      steps.push_back({{"kernel", st.kernel}, {"grid_z", slotAxisName(st.gridZ)}});
+    for (const WorkspaceSpec &w : plan.workspaces)
+      workspaces.push_back({{"dtype", dtypeName(w.dtype)},
+                            {"tile", w.tile},
+                            {"slots", slotAxisName(w.slots)}});
+    plans[entry] = {{"schedule", plan.schedule},
+                    {"segment_chunks", plan.segmentChunks},
+                    {"steps", steps},
+                    {"workspaces", workspaces}};
+  }
   json m = {{"format", Artifact::kFormat},
             {"chip", a.chip},
             {"block_size", a.blockSize},
@@ -83,7 +97,8 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
             {"source", a.source},
             {"ptx", "kernel.ptx"},
             {"grid", "x = value heads HV, y = sequences B"},
-            {"kernels", kernels}};
+            {"kernels", kernels},
+            {"plans", plans}};
   std::ofstream ptx(dir + "/kernel.ptx", std::ios::binary);
   ptx << a.ptx;
   std::ofstream man(dir + "/manifest.json");
@@ -145,6 +160,43 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
       k.params.push_back(p);
     }
     a.kernels[it.key()] = k;
+  }
+  if (m.contains("plans")) {
+    if (!m["plans"].is_object())
+      return bad("plans is not an object");
+    for (auto it = m["plans"].begin(); it != m["plans"].end(); ++it) {
+      const json &jp = it.value();
+      LaunchPlan plan;
+      std::string what = "plan '" + it.key() + "' ";
+      if (!getStr(jp, "schedule", plan.schedule) ||
+          !getInt(jp, "segment_chunks", plan.segmentChunks) ||
+          !jp.contains("steps") || !jp["steps"].is_array() ||
+          !jp.contains("workspaces") || !jp["workspaces"].is_array())
+        return bad(what + "lacks schedule / segment_chunks / steps / workspaces");
+      for (const json &js : jp["steps"]) {
+        LaunchStep st;
+        std::string z;
+        if (!getStr(js, "kernel", st.kernel) || !getStr(js, "grid_z", z) ||
+            !parseSlotAxis(z, st.gridZ) || !a.kernels.count(st.kernel))
+          return bad(what + "has a malformed step or names a missing kernel");
+        plan.steps.push_back(st);
+      }
+      for (const json &jw : jp["workspaces"]) {
+        WorkspaceSpec w;
+        std::string dt, slots;
+        if (!getStr(jw, "dtype", dt) || !parseDType(dt, w.dtype) ||
+            !getStr(jw, "slots", slots) || !parseSlotAxis(slots, w.slots) ||
+            !jw.contains("tile") || !jw["tile"].is_array())
+          return bad(what + "has a malformed workspace");
+        for (const json &d : jw["tile"]) {
+          if (!d.is_number_integer() || d.get<int64_t>() < 1)
+            return bad(what + "has a workspace with a bad tile dimension");
+          w.tile.push_back(d.get<int64_t>());
+        }
+        plan.workspaces.push_back(w);
+      }
+      a.plans[it.key()] = plan;
+    }
   }
   return readFile(dir + "/" + ptxName, a.ptx);
 }

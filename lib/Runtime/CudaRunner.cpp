@@ -148,57 +148,86 @@ Status CudaRunner::load(const Artifact &artifact) {
   return Status::success();
 }
 
-Status CudaRunner::run(const std::string &entry,
-                       const std::vector<KernelArg> &args, Grid grid,
-                       int warmup, int timedLaunches, GpuRunReport &report) {
+Status CudaRunner::run(const std::vector<PlannedLaunch> &launches,
+                       const std::vector<KernelArg> &args, int warmup,
+                       int timedLaunches, GpuRunReport &report) {
   Impl &I = *impl;
   Driver &cu = I.cu;
   report = GpuRunReport();
   report.device = I.deviceName;
-  auto kit = I.artifact->kernels.find(entry);
-  if (kit == I.artifact->kernels.end())
-    return Status::error("the artifact has no kernel '" + entry + "'");
-  const KernelInfo &info = kit->second;
-  if (info.params.size() != args.size() + 1)
-    return Status::error("kernel '" + entry + "' takes " +
-                         std::to_string(info.params.size() - 1) +
-                         " arguments besides scratch, the driver passes " +
-                         std::to_string(args.size()));
-  CUfunction fn;
-  if (Status s = I.check(cu.ModuleGetFunction(&fn, I.module, entry.c_str()),
-                         "cuModuleGetFunction(" + entry + ")");
-      !s.ok())
-    return s;
+  if (launches.empty())
+    return Status::error("nothing to launch");
 
-  // Tiles kept on chip: above 48 KiB a kernel must opt in.
-  const unsigned sharedBytes =
-      static_cast<unsigned>(info.sharedBytesPerBlock);
-  if (sharedBytes > 48 * 1024)
-    if (Status s = I.check(
-            cu.FuncSetAttribute(fn,
-                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                static_cast<int>(sharedBytes)),
-            "reserving " + std::to_string(sharedBytes) +
-                " bytes of shared memory for " + entry);
+  // Every kernel of a plan takes the same arguments, then its scratch.
+  struct Loaded {
+    CUfunction fn;
+    unsigned sharedBytes;
+  };
+  std::vector<Loaded> loaded;
+  size_t scratchBytes = 0;
+  for (const PlannedLaunch &l : launches) {
+    auto kit = I.artifact->kernels.find(l.kernel);
+    if (kit == I.artifact->kernels.end())
+      return Status::error("the artifact has no kernel '" + l.kernel + "'");
+    const KernelInfo &info = kit->second;
+    if (info.params.size() != args.size() + 1)
+      return Status::error("kernel '" + l.kernel + "' takes " +
+                           std::to_string(info.params.size() - 1) +
+                           " arguments besides scratch, the driver passes " +
+                           std::to_string(args.size()));
+    for (size_t i = 0; i < args.size(); ++i) {
+      const KernelArg &a = args[i];
+      const ParamInfo &p = info.params[i];
+      bool buffer = a.kind == KernelArg::Kind::Buffer ||
+                    a.kind == KernelArg::Kind::Workspace;
+      if (buffer != (p.kind == ParamInfo::Kind::MemRef) ||
+          (buffer && (p.rank != static_cast<int64_t>(a.shape.size()) ||
+                      p.dtype != a.dtype)))
+        return Status::error("argument " + std::to_string(i) + " (" + a.name +
+                             ") does not match parameter " + std::to_string(i) +
+                             " of kernel '" + l.kernel + "'");
+    }
+    Loaded k;
+    if (Status s = I.check(cu.ModuleGetFunction(&k.fn, I.module, l.kernel.c_str()),
+                           "cuModuleGetFunction(" + l.kernel + ")");
         !s.ok())
       return s;
+    // Tiles kept on chip: above 48 KiB a kernel must opt in.
+    k.sharedBytes = static_cast<unsigned>(info.sharedBytesPerBlock);
+    if (k.sharedBytes > 48 * 1024)
+      if (Status s = I.check(
+              cu.FuncSetAttribute(k.fn,
+                                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  static_cast<int>(k.sharedBytes)),
+              "reserving " + std::to_string(k.sharedBytes) +
+                  " bytes of shared memory for " + l.kernel);
+          !s.ok())
+        return s;
+    loaded.push_back(k);
+    scratchBytes = std::max(scratchBytes,
+                            static_cast<size_t>(l.grid.size()) *
+                                static_cast<size_t>(info.scratchBytesPerBlock));
+  }
 
-  // Device buffers, each with guard bytes on both sides.
+  // Device buffers, each with guard bytes on both sides. Workspaces are
+  // poisoned (all bits set: NaN) and never copied.
   struct Buffer {
     CUdeviceptr base = 0; // allocation, guard first
     size_t bytes = 0;
     CUdeviceptr data() const { return base + kGuardBytes; }
   };
   std::vector<Buffer> buffers(args.size());
+  Buffer scratch;
   auto freeAll = [&]() {
     for (Buffer &b : buffers)
       if (b.base)
         cu.MemFree(b.base);
+    if (scratch.base)
+      cu.MemFree(scratch.base);
   };
   std::vector<int64_t> words; // parameter storage, 8 bytes per slot
   words.reserve(1024);
   std::vector<size_t> paramSlots;
-  std::vector<uint8_t> bytes1(args.size() + 1);
   std::vector<void *> params;
   auto push = [&](int64_t v) {
     words.push_back(v);
@@ -207,26 +236,21 @@ Status CudaRunner::run(const std::string &entry,
   std::vector<std::pair<size_t, size_t>> ptrSlots; // (slot, buffer index)
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg &a = args[i];
-    const ParamInfo &p = info.params[i];
-    if (a.kind == KernelArg::Kind::Buffer) {
-      if (p.kind != ParamInfo::Kind::MemRef ||
-          p.rank != static_cast<int64_t>(a.shape.size()) || p.dtype != a.dtype)
-        return Status::error("argument " + std::to_string(i) + " (" + a.name +
-                             ") does not match the artifact's parameter " +
-                             std::to_string(i));
-      int64_t n = 1;
-      for (int64_t d : a.shape)
-        n *= d;
+    if (a.kind == KernelArg::Kind::Buffer ||
+        a.kind == KernelArg::Kind::Workspace) {
       Buffer &b = buffers[i];
-      b.bytes = static_cast<size_t>(n) * elementSize(a.dtype);
+      b.bytes = static_cast<size_t>(a.elements()) * elementSize(a.dtype);
       if (Status s = I.check(cu.MemAlloc(&b.base, b.bytes + 2 * kGuardBytes),
-                             "cuMemAlloc(" + a.name + ")");
+                             "cuMemAlloc(" + a.name + ", " +
+                                 std::to_string(b.bytes) + " bytes)");
           !s.ok()) {
         freeAll();
         return s;
       }
       cu.MemsetD8(b.base, kGuardByte, b.bytes + 2 * kGuardBytes);
-      if (b.bytes)
+      if (a.kind == KernelArg::Kind::Workspace)
+        cu.MemsetD8(b.data(), 0xFF, b.bytes);
+      else if (b.bytes)
         cu.MemcpyHtoD(b.data(), a.data, b.bytes);
       ptrSlots.push_back({words.size(), i});
       push(0); // allocated pointer, patched below
@@ -241,8 +265,8 @@ Status CudaRunner::run(const std::string &entry,
         strides[d] = stride;
         stride *= a.shape[d];
       }
-      for (int64_t s : strides)
-        push(s);
+      for (int64_t st : strides)
+        push(st);
     } else if (a.kind == KernelArg::Kind::Index) {
       push(a.index);
     } else if (a.kind == KernelArg::Kind::F32) {
@@ -253,9 +277,9 @@ Status CudaRunner::run(const std::string &entry,
       push(a.i1 ? 1 : 0); // read as one byte (.u8 in PTX)
     }
   }
-  // Scratch: grid size times the bytes one block needs.
-  Buffer scratch;
-  scratch.bytes = static_cast<size_t>(grid.size()) * info.scratchBytesPerBlock;
+  // Scratch: grid size times the bytes one block needs (the largest of the
+  // plan's kernels; they run one after another).
+  scratch.bytes = scratchBytes;
   if (Status s = I.check(cu.MemAlloc(&scratch.base,
                                      std::max<size_t>(scratch.bytes, 256) +
                                          2 * kGuardBytes),
@@ -277,22 +301,30 @@ Status CudaRunner::run(const std::string &entry,
   for (size_t slot : paramSlots)
     params.push_back(&words[slot]);
 
-  auto launch = [&]() {
-    return I.check(cu.LaunchKernel(fn, grid.x, grid.y, grid.z,
-                                   I.artifact->blockSize, 1, 1, sharedBytes,
-                                   nullptr,
-                                   params.data(), nullptr),
-                   "cuLaunchKernel(" + entry + ")");
+  auto launchAll = [&]() {
+    for (size_t i = 0; i < launches.size(); ++i) {
+      const Grid &g = launches[i].grid;
+      if (Status s = I.check(
+              cu.LaunchKernel(loaded[i].fn, g.x, g.y, g.z,
+                              I.artifact->blockSize, 1, 1,
+                              loaded[i].sharedBytes, nullptr, params.data(),
+                              nullptr),
+              "cuLaunchKernel(" + launches[i].kernel + ")");
+          !s.ok())
+        return s;
+    }
+    return Status::success();
   };
   CUevent start, stop;
   cu.EventCreate(&start, 0);
   cu.EventCreate(&stop, 0);
   auto timed = [&](float &ms) -> Status {
     cu.EventRecord(start, nullptr);
-    if (Status s = launch(); !s.ok())
+    if (Status s = launchAll(); !s.ok())
       return s;
     cu.EventRecord(stop, nullptr);
-    if (Status s = I.check(cu.EventSynchronize(stop), "running " + entry);
+    if (Status s = I.check(cu.EventSynchronize(stop),
+                           "running " + launches.front().kernel);
         !s.ok())
       return s;
     cu.EventElapsedTime(&ms, start, stop);
@@ -306,7 +338,7 @@ Status CudaRunner::run(const std::string &entry,
     const Buffer &b = buffers[i];
     if (!b.base)
       continue;
-    if (b.bytes)
+    if (b.bytes && args[i].kind == KernelArg::Kind::Buffer)
       cu.MemcpyDtoH(args[i].data, b.data(), b.bytes);
     std::vector<unsigned char> guard(kGuardBytes);
     for (CUdeviceptr at : {b.base, b.data() + b.bytes}) {
@@ -333,7 +365,6 @@ Status CudaRunner::run(const std::string &entry,
   }
   cu.EventDestroy(start);
   cu.EventDestroy(stop);
-  cu.MemFree(scratch.base);
   freeAll();
   return status;
 }

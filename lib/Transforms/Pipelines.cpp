@@ -44,7 +44,19 @@ void addBufferize(OpPassManager &pm) {
 }
 } // namespace
 
-void gdn::buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &) {
+void gdn::addSchedulePass(OpPassManager &pm, const std::string &schedule) {
+  GDNScheduleOptions options;
+  options.schedule = schedule;
+  pm.addPass(createGDNSchedule(options));
+}
+
+void gdn::buildCPUPipeline(OpPassManager &pm,
+                           const CPUPipelineOptions &options) {
+  addSchedulePass(pm, options.schedule);
+  buildCPULowering(pm);
+}
+
+void gdn::buildCPULowering(OpPassManager &pm) {
   addTileToLinalg(pm, [](OpPassManager &p) {
     p.addPass(gdn::createGDNProgramIdsToArgs());
   });
@@ -83,6 +95,12 @@ void gdn::buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &) {
 
 void gdn::buildGPUKernelPipeline(OpPassManager &pm,
                                  const GPUPipelineOptions &options) {
+  addSchedulePass(pm, options.schedule);
+  buildGPULowering(pm, options);
+}
+
+void gdn::buildGPULowering(OpPassManager &pm,
+                           const GPUPipelineOptions &options) {
   // Program ids stay: the outlined kernels read them as block ids.
   addTileToLinalg(pm, [](OpPassManager &) {});
   pm.addPass(createCanonicalizerPass());
@@ -116,11 +134,11 @@ void gdn::registerGDNPassesAndPipelines() {
   PassPipelineRegistration<CPUPipelineOptions>(
       "gdn-cpu-pipeline",
       "Lower a gdn kernel to the LLVM dialect for CPU execution "
-      "(program ids -> arguments, gdn -> linalg, bufferize, loops, LLVM)",
+      "(schedule, program ids -> arguments, gdn -> linalg, bufferize, loops, LLVM)",
       buildCPUPipeline);
   PassPipelineRegistration<GPUPipelineOptions>(
       "gdn-gpu-pipeline",
-      "Lower a gdn kernel to PTX for NVIDIA GPUs (bufferize, outline to a "
+      "Lower a gdn kernel to PTX for NVIDIA GPUs (schedule, bufferize, outline to a "
       "gpu.module, spread tile work over threads with tensor-core matmuls, "
       "NVVM, PTX in a gpu.binary)",
       [](OpPassManager &pm, const GPUPipelineOptions &options) {

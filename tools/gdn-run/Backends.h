@@ -12,6 +12,7 @@ namespace gdn::run {
 
 struct BackendOptions {
   std::string kernelPath;    // compile from this file (MLIR builds)
+  std::string schedule;      // fusion schedule: name or file (empty: fused)
   std::string artifactsDir;  // or load a compiled artifact from here
   bool printIRAfterAll = false;
   int threads = 1;           // CPU
@@ -25,7 +26,7 @@ struct BackendOptions {
 /// True where this binary can compile kernels (built with MLIR).
 bool canCompile();
 
-/// Compiles for the CPU and prints a stage (tile, mlir, llvm).
+/// Compiles for the CPU and prints a stage (tile, scheduled, mlir, llvm).
 Status emitCpu(const BackendOptions &options, const KernelShape &shape,
                const std::string &stage, std::string &text);
 /// Compiles (or loads) the GPU artifact for `shape`.

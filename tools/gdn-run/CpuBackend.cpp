@@ -30,6 +30,7 @@ static Status compileCpu(const BackendOptions &o, const KernelShape &shape,
   c.kernelPath = o.kernelPath;
   c.shape = shape;
   c.printIRAfterAll = o.printIRAfterAll;
+  c.schedule = o.schedule;
   return CPUKernel::compile(c, kernel);
 }
 
@@ -38,9 +39,10 @@ Status run::emitCpu(const BackendOptions &o, const KernelShape &shape,
   std::unique_ptr<CPUKernel> kernel;
   if (Status s = compileCpu(o, shape, kernel); !s.ok())
     return s;
-  EmitKind kind = stage == "tile"   ? EmitKind::TileIR
-                  : stage == "mlir" ? EmitKind::LLVMDialect
-                                    : EmitKind::LLVMIR;
+  EmitKind kind = stage == "tile"        ? EmitKind::TileIR
+                  : stage == "scheduled" ? EmitKind::Scheduled
+                  : stage == "mlir"      ? EmitKind::LLVMDialect
+                                         : EmitKind::LLVMIR;
   return kernel->emit(kind, text);
 }
 
@@ -50,21 +52,41 @@ Status run::runCpu(const BackendOptions &o, PreparedCall &call,
   std::unique_ptr<CPUKernel> kernel;
   if (Status s = compileCpu(o, call.shape, kernel); !s.ok())
     return s;
-  if (Status s = kernel->checkArguments(call.entry, call.args); !s.ok())
-    return s;
-  double compileMs = since(t0);
-  auto t1 = std::chrono::steady_clock::now();
-  if (Status s = kernel->jit(call.entry); !s.ok())
-    return s;
-  double jitMs = since(t1);
-  auto t2 = std::chrono::steady_clock::now();
-  if (Status s = kernel->launch(call.entry, call.args, call.grid, o.threads);
+  // The schedule's kernels, their grids and the workspaces between them
+  // (poisoned: all bits set, NaN, so a read before a write shows).
+  std::vector<PlannedLaunch> launches;
+  std::vector<KernelArg> args = call.args, workspaces;
+  if (Status s = planCall(kernel->plan(call.entry), call.grid, call.chunkSlots,
+                          launches, workspaces);
       !s.ok())
     return s;
-  char line[160];
+  std::vector<std::vector<unsigned char>> memory;
+  for (KernelArg &w : workspaces) {
+    memory.emplace_back(static_cast<size_t>(w.elements()) * elementSize(w.dtype),
+                        0xFF);
+    w.data = memory.back().data();
+    args.push_back(w);
+  }
+  for (const PlannedLaunch &l : launches)
+    if (Status s = kernel->checkArguments(l.kernel, args); !s.ok())
+      return s;
+  double compileMs = since(t0);
+  auto t1 = std::chrono::steady_clock::now();
+  for (const PlannedLaunch &l : launches)
+    if (Status s = kernel->jit(l.kernel); !s.ok())
+      return s;
+  double jitMs = since(t1);
+  auto t2 = std::chrono::steady_clock::now();
+  for (const PlannedLaunch &l : launches)
+    if (Status s = kernel->launch(l.kernel, args, l.grid, o.threads); !s.ok())
+      return s;
+  char line[256];
   std::snprintf(line, sizeof(line),
-                "compile %.0f ms, JIT %.0f ms, run %.1f ms (CPU, %d threads)",
-                compileMs, jitMs, since(t2), o.threads);
+                "compile %.0f ms, JIT %.0f ms, run %.1f ms (CPU, %d threads; "
+                "schedule %s, %zu kernel launch%s)",
+                compileMs, jitMs, since(t2), o.threads,
+                kernel->plan(call.entry).schedule.c_str(), launches.size(),
+                launches.size() == 1 ? "" : "es");
   timing = line;
   return Status::success();
 }

@@ -49,6 +49,7 @@ Status run::gpuArtifact(const BackendOptions &o, const KernelShape &shape,
   c.blockSize = o.blockSize;
   c.mma = o.mma;
   c.sharedMemory = o.sharedMemory;
+  c.schedule = o.schedule;
   return compileForGPU(c, artifact);
 #else
   return Status::error("this gdn-run is a runtime-only build: give "
@@ -76,18 +77,27 @@ Status run::runCuda(const BackendOptions &o, PreparedCall &call,
     return s;
   if (Status s = runner->load(artifact); !s.ok())
     return s;
+  std::vector<PlannedLaunch> launches;
+  std::vector<KernelArg> args = call.args, workspaces;
+  const LaunchPlan plan = artifact.planFor(call.entry);
+  if (Status s = planCall(plan, call.grid, call.chunkSlots, launches,
+                          workspaces);
+      !s.ok())
+    return s;
+  args.insert(args.end(), workspaces.begin(), workspaces.end());
   GpuRunReport report;
-  if (Status s = runner->run(call.entry, call.args, call.grid, o.warmup,
-                             o.repeat, report);
+  if (Status s = runner->run(launches, args, o.warmup, o.repeat, report);
       !s.ok())
     return s;
   guardsIntact = report.guardsIntact;
   char line[256];
   std::snprintf(line, sizeof(line),
                 "first launch %.3f ms, median %.3f ms, min %.3f ms over %d "
-                "launches (CUDA events, %s)%s%s",
+                "runs (CUDA events, %s; schedule %s, %zu kernel launch%s)%s%s",
                 report.firstMs, report.medianMs, report.minMs,
                 report.timedLaunches, report.device.c_str(),
+                plan.schedule.c_str(), launches.size(),
+                launches.size() == 1 ? "" : "es",
                 report.guardsIntact ? "" : "; GUARD BYTES CHANGED: ",
                 report.guardMessage.c_str());
   timing = line;

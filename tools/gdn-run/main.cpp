@@ -60,6 +60,7 @@ struct Options {
   int64_t blockSize = 256;
   std::string mma = "tf32";
   int64_t sharedMemory = 196608;
+  std::string schedule;
 };
 
 int refuse(const std::string &message) {
@@ -117,11 +118,18 @@ int main(int argc, char **argv) {
                  "or FILE.mlir")->capture_default_str();
   app.add_option("--kernels-dir", o.kernelsDir, "where kernel NAMEs are found "
                  "(default: $GDN_KERNELS_DIR or the source tree's kernels/)");
+  app.add_option("--schedule", o.schedule, "fusion schedule: fused "
+                 "(default: one kernel, state on chip), staged (prepare / "
+                 "state / output kernels, fp32 intermediates), staged-bf16, "
+                 "split-seq (segments in parallel, combined), or a schedule "
+                 "FILE (docs/Schedules.md)");
   app.add_option("--emit", o.emit, "print the compiled kernel instead of "
-                 "running it: tile (the specialised tile program), mlir (LLVM "
-                 "dialect, CPU), llvm (LLVM IR, CPU), ptx (GPU), artifact "
-                 "(PTX + manifest.json into the directory -o)")
-      ->check(CLI::IsMember({"tile", "mlir", "llvm", "ptx", "artifact"}));
+                 "running it: tile (the specialised tile program), scheduled "
+                 "(its kernels after the schedule), mlir (LLVM dialect, CPU), "
+                 "llvm (LLVM IR, CPU), ptx (GPU), artifact (PTX + "
+                 "manifest.json into the directory -o)")
+      ->check(CLI::IsMember({"tile", "scheduled", "mlir", "llvm", "ptx",
+                             "artifact"}));
   app.add_option("-o", o.outputFile, "with --emit: write to FILE (a directory "
                  "for artifact)");
   app.add_option("--artifacts", o.artifactsDir, "cuda: run the PTX artifact "
@@ -279,6 +287,10 @@ int main(int argc, char **argv) {
   backendOptions.blockSize = o.blockSize;
   backendOptions.mma = o.mma;
   backendOptions.sharedMemory = o.sharedMemory;
+  backendOptions.schedule = o.schedule;
+  if (!o.schedule.empty() && !o.artifactsDir.empty())
+    return refuse("--schedule and --artifacts: an artifact's schedule was "
+                  "fixed when it was compiled (see its manifest.json)");
   const KernelShape shape = shapeOf(problem);
 
   if (!o.emit.empty()) {

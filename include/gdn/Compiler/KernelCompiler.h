@@ -10,6 +10,7 @@
 #define GDN_COMPILER_KERNELCOMPILER_H
 
 #include "gdn/Runtime/KernelArgs.h"
+#include "gdn/Runtime/LaunchPlan.h"
 #include "gdn/TensorIO/DType.h"
 #include "gdn/TensorIO/Status.h"
 
@@ -26,6 +27,7 @@ std::string specializeKernelSource(const std::string &source,
 
 struct CompileOptions {
   std::string kernelPath;     // a .mlir file
+  std::string schedule;       // fusion schedule: name or file (empty: fused)
   KernelShape shape;
   bool printIRAfterAll = false; // every stage of the pipeline to stderr
   std::string chip = "sm_90a";  // GPU: target architecture
@@ -40,7 +42,8 @@ struct Artifact;
 /// and describes its kernels (parameters, scratch, launch geometry).
 Status compileForGPU(const CompileOptions &options, Artifact &artifact);
 
-enum class EmitKind { TileIR, LLVMDialect, LLVMIR };
+/// TileIR: the specialised source; Scheduled: after gdn-schedule.
+enum class EmitKind { TileIR, Scheduled, LLVMDialect, LLVMIR };
 
 class CPUKernel {
 public:
@@ -53,6 +56,9 @@ public:
   /// The kernel at a stage: the specialised tile program, the lowered LLVM
   /// dialect module, or LLVM IR.
   Status emit(EmitKind kind, std::string &text) const;
+
+  /// The kernels `entry` runs as under the schedule, in launch order.
+  LaunchPlan plan(const std::string &entry) const;
 
   /// Checks `args` against the entry's signature (count, element types,
   /// static dimensions) and names the first mismatch.

@@ -16,7 +16,8 @@ namespace gdn::run {
 /// the caller's buffers (updated in place).
 struct PreparedCall {
   std::string entry; // gdn_pool or gdn_paged
-  Grid grid;         // [HV, B, 1]
+  Grid grid;         // [HV, B, 1]: one program per (value head, sequence)
+  int64_t chunkSlots = 1; // at most this many 64-token chunks per program
   KernelShape shape;
   std::vector<KernelArg> args;
   std::deque<HostTensor> owned;

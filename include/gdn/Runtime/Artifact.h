@@ -12,6 +12,7 @@
 #define GDN_RUNTIME_ARTIFACT_H
 
 #include "gdn/Runtime/KernelArgs.h"
+#include "gdn/Runtime/LaunchPlan.h"
 #include "gdn/TensorIO/Status.h"
 
 #include <map>
@@ -43,7 +44,14 @@ struct Artifact {
   KernelShape shape;
   std::string source;              // the kernel file it was compiled from
   std::map<std::string, KernelInfo> kernels;
+  std::map<std::string, LaunchPlan> plans; // by entry (gdn_pool, ...)
   std::string ptx;
+
+  /// The plan of `entry`: its schedule's kernels, or the entry alone.
+  LaunchPlan planFor(const std::string &entry) const {
+    auto it = plans.find(entry);
+    return it == plans.end() ? LaunchPlan::single(entry) : it->second;
+  }
 
   /// The directory a shape's artifact lives in under a root:
   /// k<K>_v<V>_<dtype>, e.g. k128_v128_bf16.

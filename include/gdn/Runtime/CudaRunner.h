@@ -12,6 +12,7 @@
 
 #include "gdn/Runtime/Artifact.h"
 #include "gdn/Runtime/KernelArgs.h"
+#include "gdn/Runtime/LaunchPlan.h"
 #include "gdn/TensorIO/Status.h"
 
 #include <memory>
@@ -37,13 +38,15 @@ public:
   static Status open(std::unique_ptr<CudaRunner> &runner);
   /// JIT-loads the artifact's PTX (the driver compiles it for the device).
   Status load(const Artifact &artifact);
-  /// Uploads every buffer of `args` with guard bytes around it, launches
-  /// `entry` once over `grid`, downloads every buffer and checks the guards;
-  /// then, when `timedLaunches` > 0, launches that many more times (after
-  /// `warmup` untimed ones) for timing. Buffers hold the first launch's
-  /// results.
-  Status run(const std::string &entry, const std::vector<KernelArg> &args,
-             Grid grid, int warmup, int timedLaunches, GpuRunReport &report);
+  /// Uploads every buffer of `args` with guard bytes around it (workspaces
+  /// are allocated poisoned, not copied), runs `launches` in order once,
+  /// downloads every buffer and checks the guards; then, when
+  /// `timedLaunches` > 0, runs them that many more times (after `warmup`
+  /// untimed runs) for timing, each timing covering the whole sequence.
+  /// Buffers hold the first run's results.
+  Status run(const std::vector<PlannedLaunch> &launches,
+             const std::vector<KernelArg> &args, int warmup,
+             int timedLaunches, GpuRunReport &report);
 
   struct Impl;
 

@@ -18,7 +18,9 @@
 namespace gdn {
 
 struct KernelArg {
-  enum class Kind { Buffer, Index, F32, I1 };
+  /// Workspace: a buffer between the kernels of a schedule; the backend
+  /// allocates it (poisoned), nothing is copied in or out.
+  enum class Kind { Buffer, Index, F32, I1, Workspace };
   Kind kind = Kind::Index;
   std::string name;           // for error messages: the tensor or flag name
   void *data = nullptr;       // Buffer: first element
@@ -37,6 +39,18 @@ struct KernelArg {
     a.dtype = dtype;
     a.shape = std::move(shape);
     return a;
+  }
+  static KernelArg workspace(std::string name, DType dtype,
+                             std::vector<int64_t> shape) {
+    KernelArg a = buffer(std::move(name), nullptr, dtype, std::move(shape));
+    a.kind = Kind::Workspace;
+    return a;
+  }
+  int64_t elements() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
   }
   static KernelArg indexValue(std::string name, int64_t v) {
     KernelArg a;

@@ -23,10 +23,22 @@ void populateGDNToLinalgPatterns(RewritePatternSet &patterns);
 
 /// Options of the CPU pipeline: from a kernel in the gdn dialect down to the
 /// LLVM dialect, ready for the ExecutionEngine.
-struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {};
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("fusion schedule: fused, staged, staged-bf16, split-seq "
+                     "or a schedule file (empty: gdn-opt's --schedule, else "
+                     "fused)"),
+      llvm::cl::init("")};
+};
 
-/// Appends the CPU pipeline (gdn -> linalg -> bufferized loops -> LLVM).
+/// Appends gdn-schedule with `schedule` (see Schedule.h).
+void addSchedulePass(OpPassManager &pm, const std::string &schedule);
+
+/// Appends the CPU pipeline: gdn-schedule, then buildCPULowering.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+/// The CPU pipeline after scheduling (gdn -> linalg -> loops -> LLVM).
+void buildCPULowering(OpPassManager &pm);
 
 /// Options of the GPU pipeline.
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
@@ -47,6 +59,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("bytes of dynamic shared memory per block for tiles "
                      "(192 KiB: fits sm_90's 227 KiB with the bf16 slabs)"),
       llvm::cl::init(196608)};
+  PassOptions::Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("fusion schedule: fused, staged, staged-bf16, split-seq "
+                     "or a schedule file (empty: gdn-opt's --schedule, else "
+                     "fused)"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> mma{
       *this, "mma",
       llvm::cl::desc("tensor-core operand precision: tf32 or bf16"),
@@ -57,6 +75,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 /// whose kernels have their tile work spread over threads (tensor cores for
 /// matmuls). Kernels carry `gdn.scratch_bytes_per_block`.
 void buildGPUKernelPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+/// buildGPUKernelPipeline without its first pass, gdn-schedule.
+void buildGPULowering(OpPassManager &pm, const GPUPipelineOptions &options);
 
 /// Second half: the gpu.module -> NVVM -> PTX in a gpu.binary (upstream
 /// gpu-lower-to-nvvm-pipeline with format=isa).

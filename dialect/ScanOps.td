@@ -1,0 +1,80 @@
+//===- ScanOps.td - the chunk scan a schedule lowers ------*- tablegen -*-===//
+
+#ifndef GDN_SCAN_OPS_TD
+#define GDN_SCAN_OPS_TD
+
+include "GDNDialect.td"
+include "GDNTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def GDN_ChunkScanOp : GDN_Op<"chunk_scan", [
+    RecursiveMemoryEffects, AllTypesMatch<["init", "result"]>,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "the serial pass over a sequence's chunks, split into stages";
+  let description = [{
+    Carries a state (a `[V, K]` fp32 tile) over chunks `lower .. upper - 1`
+    of one program. The body is split into the stages a schedule may place
+    in different kernels; the op itself fixes no loop, no kernel boundary
+    and no storage for the values that pass between stages (that is the
+    job of `gdn-schedule`, see docs/Schedules.md).
+
+    - `prepare(%c)` computes what does not depend on the state (loads,
+      gates, the WY factors) and yields it: the *prepared values*, tiles.
+    - `step(%c, prepared..., %m)` takes the state entering chunk `%c` and
+      yields the state leaving it, then any *step values* the output needs
+      (tiles). It may write the state pool (checkpoints).
+    - `emit(%c, prepared..., %m, step values...)` writes the chunk's output.
+    - `transition(%c, prepared...)` (optional) yields the chunk's effect on
+      the state as `(a, B, R)`: `M_out = a M_in + M_in B + R` with `a` an
+      f32, `B` a `[K, K]` tile and `R` a state tile. Schedules that split a
+      sequence over blocks (`split-seq`) compose these per segment.
+
+    `prepare` and `transition` may read memory but not write it. Every
+    region may use values defined above the op. The result is the state
+    after the last chunk (`init` when there is none).
+
+    ```mlir
+    %m_out = gdn.chunk_scan %c0 to %nc init(%m_in : tensor<128x128xf32>)
+    prepare {
+    ^bb0(%c: index):
+      ...
+      gdn.yield %w, %u : tensor<64x128xf32>, tensor<64x128xf32>
+    } step {
+    ^bb0(%c: index, %w: tensor<64x128xf32>, %u: tensor<64x128xf32>,
+         %m: tensor<128x128xf32>):
+      ...
+      gdn.yield %m1, %vn : tensor<128x128xf32>, tensor<64x128xf32>
+    } emit {
+    ^bb0(%c: index, %w: ..., %u: ..., %m: ..., %vn: ...):
+      gdn.tile_store ...
+      gdn.yield
+    }
+    ```
+  }];
+  let arguments = (ins Index:$lower, Index:$upper, GDN_F32Matrix:$init);
+  let results = (outs GDN_F32Matrix:$result);
+  let regions = (region SizedRegion<1>:$prepare, SizedRegion<1>:$step,
+                        SizedRegion<1>:$emit, AnyRegion:$transition);
+  let assemblyFormat = [{
+    $lower `to` $upper `init` `(` $init `:` type($init) `)` attr-dict-with-keyword
+    `prepare` $prepare `step` $step `emit` $emit (`transition` $transition^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Types of the values `prepare` yields (and later stages receive).
+    ::llvm::SmallVector<::mlir::Type> getPreparedTypes();
+    /// Types of the values `step` yields after the state.
+    ::llvm::SmallVector<::mlir::Type> getStepValueTypes();
+    bool hasTransition() { return !getTransition().empty(); }
+  }];
+}
+
+def GDN_YieldOp : GDN_Op<"yield", [Pure, Terminator,
+                                   HasParent<"ChunkScanOp">]> {
+  let summary = "ends a stage of gdn.chunk_scan, handing on its values";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // GDN_SCAN_OPS_TD

@@ -1,0 +1,60 @@
+//===- Schedule.h - fusion schedules of the chunk scan ----------*- C++ -*-===//
+//
+// A schedule says how `gdn.chunk_scan` becomes kernels: which stages share
+// a kernel, where the values between them live, and how a sequence is
+// split over blocks. It is chosen by name or file (`--schedule NAME|FILE`)
+// and is separate from the kernel program. MLIR-free: tools include this
+// to list and validate schedules. See docs/Schedules.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_TRANSFORMS_SCHEDULE_H
+#define GDN_TRANSFORMS_SCHEDULE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::gdn {
+
+/// A parsed schedule: a kind (the C++ lowering that builds the kernels) and
+/// its knobs. Text form: `<kind> [key=value]...`, `#` starts a comment.
+struct ScheduleOptions {
+  std::string name;                 // what the user asked for (name or file)
+  std::string kind = "fused";       // fused | staged | split-seq | ...
+  std::string intermediates = "f32"; // storage of values between kernels
+  std::string output = "separate";  // staged: separate | with-state
+  int64_t segmentChunks = 16;       // split-seq: chunks per segment
+
+  /// The canonical text form, e.g. "staged intermediates=f32 output=separate".
+  std::string str() const;
+};
+
+/// The built-in schedules: name, text, one-line description.
+struct NamedSchedule {
+  const char *name;
+  const char *text;
+  const char *summary;
+};
+const std::vector<NamedSchedule> &builtinSchedules();
+
+/// Parses `spec`: a built-in name, or the path of a file holding a schedule
+/// text. On failure returns false and sets `error` to a message naming the
+/// problem (unknown name, unreadable file, unknown key, bad value).
+bool parseSchedule(const std::string &spec, ScheduleOptions &out,
+                   std::string &error);
+/// Parses a schedule text (what a schedule file holds).
+bool parseScheduleText(const std::string &text, const std::string &origin,
+                       ScheduleOptions &out, std::string &error);
+
+/// The schedule `gdn-opt --schedule` chose (empty: fused); the pipelines use
+/// it when their own `schedule` option is empty.
+void setDefaultSchedule(const std::string &spec);
+const std::string &defaultSchedule();
+
+/// A help paragraph listing the built-in schedules and kinds.
+std::string scheduleHelp();
+
+} // namespace mlir::gdn
+
+#endif // GDN_TRANSFORMS_SCHEDULE_H

@@ -1,0 +1,74 @@
+//===- LaunchPlans.cpp - launch plans from a scheduled module -------------===//
+//
+// gdn-schedule marks every kernel with its entry, its place in the launch
+// order and what its grid's z axis walks, and every workspace argument
+// with its slot axis; this reads those marks back into LaunchPlans.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelSource.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <algorithm>
+
+using namespace gdn;
+
+namespace {
+bool dtypeOfElement(mlir::Type t, DType &out) {
+  if (t.isF32()) out = DType::F32;
+  else if (t.isBF16()) out = DType::BF16;
+  else if (t.isF16()) out = DType::F16;
+  else return false;
+  return true;
+}
+} // namespace
+
+Status gdn::extractLaunchPlans(mlir::ModuleOp module,
+                               std::map<std::string, LaunchPlan> &plans) {
+  plans.clear();
+  std::map<std::string, std::vector<std::pair<int64_t, LaunchStep>>> steps;
+  for (auto func : module.getOps<mlir::func::FuncOp>()) {
+    auto entry = func->getAttrOfType<mlir::StringAttr>("gdn.entry");
+    if (!entry)
+      continue;
+    auto step = func->getAttrOfType<mlir::IntegerAttr>("gdn.step");
+    auto gridZ = func->getAttrOfType<mlir::StringAttr>("gdn.grid_z");
+    LaunchStep s;
+    s.kernel = func.getSymName().str();
+    if (!step || !gridZ || !parseSlotAxis(gridZ.str(), s.gridZ))
+      return Status::error("kernel @" + s.kernel +
+                           " lacks gdn.step / gdn.grid_z");
+    steps[entry.str()].push_back({step.getInt(), s});
+    LaunchPlan &plan = plans[entry.str()];
+    if (auto sched = func->getAttrOfType<mlir::StringAttr>("gdn.schedule"))
+      plan.schedule = sched.str();
+    if (auto seg = func->getAttrOfType<mlir::IntegerAttr>("gdn.segment_chunks"))
+      plan.segmentChunks = seg.getInt();
+    if (step.getInt() != 0)
+      continue;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto slots = func.getArgAttrOfType<mlir::StringAttr>(i, "gdn.workspace");
+      if (!slots)
+        continue;
+      auto memref = mlir::dyn_cast<mlir::MemRefType>(func.getArgument(i).getType());
+      WorkspaceSpec w;
+      if (!memref || memref.getRank() < 3 ||
+          !dtypeOfElement(memref.getElementType(), w.dtype) ||
+          !parseSlotAxis(slots.str(), w.slots))
+        return Status::error("kernel @" + s.kernel + " workspace argument " +
+                             std::to_string(i) + " is malformed");
+      for (int64_t d = 3; d < memref.getRank(); ++d)
+        w.tile.push_back(memref.getDimSize(d));
+      plan.workspaces.push_back(w);
+    }
+  }
+  for (auto &[entry, list] : steps) {
+    std::sort(list.begin(), list.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
+    for (auto &[order, step] : list)
+      plans[entry].steps.push_back(step);
+  }
+  return Status::success();
+}

@@ -1,0 +1,66 @@
+//===- LaunchPlan.cpp - grids and workspaces of a scheduled call ----------===//
+
+#include "gdn/Runtime/LaunchPlan.h"
+
+using namespace gdn;
+
+const char *gdn::slotAxisName(SlotAxis axis) {
+  switch (axis) {
+  case SlotAxis::One: return "one";
+  case SlotAxis::Chunks: return "chunks";
+  case SlotAxis::Segments: return "segments";
+  }
+  return "?";
+}
+
+bool gdn::parseSlotAxis(const std::string &name, SlotAxis &axis) {
+  for (SlotAxis a : {SlotAxis::One, SlotAxis::Chunks, SlotAxis::Segments})
+    if (name == slotAxisName(a)) {
+      axis = a;
+      return true;
+    }
+  return false;
+}
+
+LaunchPlan LaunchPlan::single(const std::string &entry) {
+  LaunchPlan plan;
+  plan.steps.push_back({entry, SlotAxis::One});
+  return plan;
+}
+
+Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
+                     std::vector<PlannedLaunch> &launches,
+                     std::vector<KernelArg> &workspaces) {
+  if (plan.steps.empty())
+    return Status::error("the launch plan has no kernels");
+  if (plan.segmentChunks < 1)
+    return Status::error("the launch plan's segment size is not positive");
+  chunkSlots = std::max<int64_t>(chunkSlots, 1);
+  const int64_t segments =
+      (chunkSlots + plan.segmentChunks - 1) / plan.segmentChunks;
+  auto extent = [&](SlotAxis axis) {
+    return axis == SlotAxis::One      ? int64_t(1)
+           : axis == SlotAxis::Chunks ? chunkSlots
+                                      : segments;
+  };
+  launches.clear();
+  for (const LaunchStep &step : plan.steps) {
+    Grid g = base;
+    g.z = extent(step.gridZ);
+    if (g.z > 65535)
+      return Status::error("kernel " + step.kernel + " needs " +
+                           std::to_string(g.z) +
+                           " blocks along grid z, more than 65535");
+    launches.push_back({step.kernel, g});
+  }
+  workspaces.clear();
+  for (size_t i = 0; i < plan.workspaces.size(); ++i) {
+    const WorkspaceSpec &w = plan.workspaces[i];
+    std::vector<int64_t> shape{base.x, base.y, extent(w.slots)};
+    shape.insert(shape.end(), w.tile.begin(), w.tile.end());
+    workspaces.push_back(KernelArg::workspace(
+        "workspace " + std::to_string(i) + " (" + slotAxisName(w.slots) + ")",
+        w.dtype, shape));
+  }
+  return Status::success();
+}

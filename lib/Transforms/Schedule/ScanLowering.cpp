@@ -1,0 +1,249 @@
+//===- ScanLowering.cpp - kernels, stages and workspaces of a schedule ----===//
+
+#include "ScanLowering.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::gdn;
+using namespace mlir::gdn::schedule;
+
+const char *schedule::gridZName(GridZ z) {
+  switch (z) {
+  case GridZ::One: return "one";
+  case GridZ::Chunks: return "chunks";
+  case GridZ::Segments: return "segments";
+  }
+  return "?";
+}
+
+//===----------------------------------------------------------------------===//
+// ScanLowering
+//===----------------------------------------------------------------------===//
+
+ScanLowering::ScanLowering(func::FuncOp entry, ChunkScanOp scan,
+                           const ScheduleOptions &options)
+    : entry(entry), original(scan), opts(options),
+      firstWorkspaceArg(entry.getNumArguments()), insertAfter(entry) {}
+
+Type ScanLowering::intermediateType() {
+  Builder b(entry.getContext());
+  return opts.intermediates == "bf16" ? Type(b.getBF16Type())
+                                      : Type(b.getF32Type());
+}
+
+unsigned ScanLowering::addWorkspace(Type tile, Type storage, GridZ slots) {
+  SmallVector<int64_t> shape(3, ShapedType::kDynamic);
+  if (auto t = dyn_cast<RankedTensorType>(tile))
+    llvm::append_range(shape, t.getShape());
+  workspaces.push_back({tile, storage, slots, MemRefType::get(shape, storage)});
+  return workspaces.size() - 1;
+}
+
+LogicalResult ScanLowering::addKernel(
+    StringRef suffix, GridZ z,
+    function_ref<FailureOr<Value>(KernelBody &)> body) {
+  MLIRContext *ctx = entry.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(insertAfter);
+  auto kernel = cast<func::FuncOp>(b.clone(*entry));
+  insertAfter = kernel;
+  std::string name = entry.getSymName().str();
+  if (!suffix.empty())
+    name += "__" + suffix.str();
+  kernel.setSymName(name);
+  for (const Workspace &w : workspaces) {
+    auto attrs = b.getDictionaryAttr(b.getNamedAttr(
+        "gdn.workspace", b.getStringAttr(gridZName(w.slots))));
+    if (failed(kernel.insertArgument(kernel.getNumArguments(), w.memref, attrs,
+                                     kernel.getLoc())))
+      return kernel.emitError("cannot append the workspace arguments");
+  }
+  kernel->setAttr("gdn.entry", b.getStringAttr(entry.getSymName()));
+  kernel->setAttr("gdn.step", b.getI64IntegerAttr(nextStep++));
+  kernel->setAttr("gdn.grid_z", b.getStringAttr(gridZName(z)));
+  kernel->setAttr("gdn.schedule", b.getStringAttr(opts.str()));
+  if (z == GridZ::Segments ||
+      llvm::any_of(workspaces,
+                   [](const Workspace &w) { return w.slots == GridZ::Segments; }))
+    kernel->setAttr("gdn.segment_chunks", b.getI64IntegerAttr(opts.segmentChunks));
+
+  ChunkScanOp scan;
+  kernel.walk([&](ChunkScanOp op) { scan = op; });
+  b.setInsertionPoint(scan);
+  KernelBody kb(b, scan, kernel, *this);
+  FailureOr<Value> result = body(kb);
+  if (failed(result))
+    return failure();
+  if (*result) {
+    scan.getResult().replaceAllUsesWith(*result);
+  } else {
+    // This kernel does not produce the final state: drop its consumers.
+    SetVector<Operation *> users;
+    getForwardSlice(scan.getResult(), &users);
+    for (Operation *user : users)
+      if (user->hasTrait<OpTrait::IsTerminator>())
+        return user->emitOpError()
+               << "uses the result of gdn.chunk_scan; schedules that split "
+                  "the scan over kernels need it consumed in its own block";
+    for (Operation *user : llvm::reverse(users))
+      user->erase();
+  }
+  scan.erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelBody
+//===----------------------------------------------------------------------===//
+
+KernelBody::KernelBody(OpBuilder &b, ChunkScanOp scan, func::FuncOp kernel,
+                       ScanLowering &lowering)
+    : b(b), scan(scan), kernel(kernel), lowering(lowering) {}
+
+Value KernelBody::programId(int axis) {
+  return ProgramIdOp::create(b, loc(), axis);
+}
+
+Value KernelBody::index(int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc(), value);
+}
+
+Value KernelBody::f32(double value) {
+  return arith::ConstantOp::create(b, loc(), b.getF32FloatAttr(value));
+}
+
+SmallVector<Value> KernelBody::inlineStage(Region &stage, ValueRange args) {
+  Block &block = stage.front();
+  IRMapping map;
+  map.map(block.getArguments(), args);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  SmallVector<Value> out;
+  for (Value v : cast<YieldOp>(block.getTerminator()).getValues())
+    out.push_back(map.lookupOrDefault(v));
+  return out;
+}
+
+SmallVector<Value> KernelBody::prepare(Value chunk) {
+  return inlineStage(scan.getPrepare(), chunk);
+}
+
+SmallVector<Value> KernelBody::step(Value chunk, ValueRange prepared,
+                                    Value state) {
+  SmallVector<Value> args{chunk};
+  llvm::append_range(args, prepared);
+  args.push_back(state);
+  return inlineStage(scan.getStep(), args);
+}
+
+void KernelBody::emit(Value chunk, ValueRange prepared, Value state,
+                      ValueRange stepValues) {
+  SmallVector<Value> args{chunk};
+  llvm::append_range(args, prepared);
+  args.push_back(state);
+  llvm::append_range(args, stepValues);
+  inlineStage(scan.getEmit(), args);
+}
+
+FailureOr<SmallVector<Value>> KernelBody::transition(Value chunk,
+                                                     ValueRange prepared) {
+  if (!scan.hasTransition())
+    return scan.emitOpError()
+           << "has no 'transition' stage, which schedule '"
+           << lowering.options().name << "' (" << lowering.options().kind
+           << ") needs to combine segments";
+  SmallVector<Value> args{chunk};
+  llvm::append_range(args, prepared);
+  return inlineStage(scan.getTransition(), args);
+}
+
+void KernelBody::store(unsigned ws, Value slot, Value value) {
+  const ScanLowering::Workspace &w = lowering.workspaces[ws];
+  Value mem = kernel.getArgument(lowering.firstWorkspaceArg + ws);
+  SmallVector<Value> at{programId(0), programId(1), slot};
+  auto tile = dyn_cast<RankedTensorType>(value.getType());
+  if (!tile) { // an f32 per slot
+    memref::StoreOp::create(b, loc(), value, mem, at);
+    return;
+  }
+  if (tile.getElementType() != w.storage)
+    value = arith::TruncFOp::create(b, loc(), tile.clone(w.storage), value);
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < tile.getRank(); ++d) {
+    at.push_back(index(0));
+    dims.push_back(3 + d);
+  }
+  TileStoreOp::create(b, loc(), value, mem, at, b.getDenseI64ArrayAttr(dims),
+                      /*rows=*/Value());
+}
+
+Value KernelBody::load(unsigned ws, Value slot) {
+  const ScanLowering::Workspace &w = lowering.workspaces[ws];
+  Value mem = kernel.getArgument(lowering.firstWorkspaceArg + ws);
+  SmallVector<Value> at{programId(0), programId(1), slot};
+  auto tile = dyn_cast<RankedTensorType>(w.tile);
+  if (!tile)
+    return memref::LoadOp::create(b, loc(), mem, at);
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < tile.getRank(); ++d) {
+    at.push_back(index(0));
+    dims.push_back(3 + d);
+  }
+  Value v = TileLoadOp::create(b, loc(), tile.clone(w.storage), mem, at,
+                               b.getDenseI64ArrayAttr(dims), /*rows=*/Value());
+  if (w.storage != tile.getElementType())
+    v = arith::ExtFOp::create(b, loc(), tile, v);
+  return v;
+}
+
+SmallVector<Value> KernelBody::forLoop(
+    Value lb, Value ub, ValueRange iters,
+    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  auto loop = scf::ForOp::create(b, loc(), lb, ub, index(1), iters);
+  OpBuilder::InsertionGuard guard(b);
+  Block *block = loop.getBody();
+  if (block->mightHaveTerminator())
+    b.setInsertionPoint(block->getTerminator());
+  else
+    b.setInsertionPointToEnd(block);
+  SmallVector<Value> next = body(loop.getInductionVar(), loop.getRegionIterArgs());
+  if (!iters.empty())
+    scf::YieldOp::create(b, loc(), next);
+  return SmallVector<Value>(loop.getResults());
+}
+
+void KernelBody::ifThen(Value condition, function_ref<void()> body) {
+  auto op = scf::IfOp::create(b, loc(), condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op.thenBlock()->getTerminator());
+  body();
+}
+
+Value KernelBody::matmul(Value lhs, Value rhs) {
+  auto l = cast<RankedTensorType>(lhs.getType());
+  auto r = cast<RankedTensorType>(rhs.getType());
+  auto type = RankedTensorType::get({l.getDimSize(0), r.getDimSize(1)},
+                                    b.getF32Type());
+  return MatmulOp::create(b, loc(), type, lhs, rhs, /*decay=*/Value(),
+                          /*transpose_a=*/false, /*transpose_b=*/false,
+                          MaskKind::none);
+}
+
+Value KernelBody::scale(Value tile, Value scalar) {
+  Value splat = tensor::SplatOp::create(b, loc(), tile.getType(), scalar);
+  return arith::MulFOp::create(b, loc(), tile, splat);
+}
+
+Value KernelBody::add(Value lhs, Value rhs) {
+  return arith::AddFOp::create(b, loc(), lhs, rhs);
+}
+
+Value KernelBody::zeros(Type tileType) {
+  return tensor::SplatOp::create(b, loc(), tileType, f32(0.0));
+}

@@ -1,0 +1,128 @@
+//===- ScanLowering.h - building a schedule's kernels -----------*- C++ -*-===//
+//
+// What a schedule kind uses to turn one entry's gdn.chunk_scan into kernels.
+// Each kernel is a copy of the entry (its prologue computes the program's
+// chunk range as before) whose scan is replaced by what the kind builds with
+// a KernelBody: stages inlined where they are needed, loops, and loads and
+// stores of *workspaces*, global buffers that carry values between kernels.
+//
+// A workspace holds one tile (or one f32) per slot of each program: it is a
+// memref [grid x, grid y, slots, tile dims...], slots being chunks or
+// segments of the program's sequence. Every kernel of an entry takes every
+// workspace of the entry as trailing arguments (marked `gdn.workspace`);
+// the driver allocates them, poisoned, from the launch plan the kernels'
+// attributes describe (`gdn.entry`, `gdn.step`, `gdn.grid_z`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_TRANSFORMS_SCHEDULE_SCANLOWERING_H
+#define GDN_TRANSFORMS_SCHEDULE_SCANLOWERING_H
+
+#include "gdn/Dialect/GDNDialect.h"
+#include "gdn/Transforms/Schedule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::gdn::schedule {
+
+/// What grid axis 2 of a kernel walks: nothing (size 1), the chunk slots
+/// of a program, or its segments of `segment-chunks` chunks.
+enum class GridZ { One, Chunks, Segments };
+const char *gridZName(GridZ z);
+
+class ScanLowering;
+
+/// Builds one kernel's replacement of the scan, at the scan's place.
+class KernelBody {
+public:
+  KernelBody(OpBuilder &b, ChunkScanOp scan, func::FuncOp kernel,
+             ScanLowering &lowering);
+
+  OpBuilder &builder() { return b; }
+  Location loc() { return scan.getLoc(); }
+  Value lower() { return scan.getLower(); }
+  Value upper() { return scan.getUpper(); }
+  Value init() { return scan.getInit(); }
+  Value programId(int axis);
+  Value index(int64_t value);
+  Value f32(double value);
+
+  /// The scan's stages, inlined at the insertion point.
+  SmallVector<Value> prepare(Value chunk);
+  /// Returns the next state, then the step values.
+  SmallVector<Value> step(Value chunk, ValueRange prepared, Value state);
+  void emit(Value chunk, ValueRange prepared, Value state,
+            ValueRange stepValues);
+  /// (a, B, R) of the chunk; fails (with a diagnostic) without a transition.
+  FailureOr<SmallVector<Value>> transition(Value chunk, ValueRange prepared);
+
+  /// This program's slot `slot` of workspace `ws`.
+  void store(unsigned ws, Value slot, Value value);
+  Value load(unsigned ws, Value slot);
+
+  /// `for iv = lb to ub` carrying `iters`; `body` returns the next iters.
+  SmallVector<Value>
+  forLoop(Value lb, Value ub, ValueRange iters,
+          function_ref<SmallVector<Value>(Value iv, ValueRange iters)> body);
+  void ifThen(Value condition, function_ref<void()> body);
+
+  /// Tile arithmetic for combining states.
+  Value matmul(Value lhs, Value rhs);
+  Value scale(Value tile, Value scalar);
+  Value add(Value lhs, Value rhs);
+  Value zeros(Type tileType);
+
+private:
+  SmallVector<Value> inlineStage(Region &stage, ValueRange args);
+  OpBuilder &b;
+  ChunkScanOp scan;
+  func::FuncOp kernel;
+  ScanLowering &lowering;
+};
+
+class ScanLowering {
+public:
+  ScanLowering(func::FuncOp entry, ChunkScanOp scan,
+               const ScheduleOptions &options);
+
+  const ScheduleOptions &options() const { return opts; }
+  /// The entry's scan (for types; kernels work on their own copies).
+  ChunkScanOp scan() { return original; }
+  /// Element type of intermediates in global memory (`intermediates=`).
+  Type intermediateType();
+
+  /// Declares a workspace for tiles of type `tile` (or an f32 scalar)
+  /// stored as `storage` elements. Declare all before adding kernels.
+  unsigned addWorkspace(Type tile, Type storage, GridZ slots);
+
+  /// Adds kernel `<entry>__<suffix>` (or `<entry>` when `suffix` is empty),
+  /// launched after the ones added before. `body` replaces the scan and
+  /// returns the final state, or a null value when this kernel does not
+  /// produce it (then whatever used the scan's result is dropped here).
+  LogicalResult addKernel(StringRef suffix, GridZ z,
+                          function_ref<FailureOr<Value>(KernelBody &)> body);
+
+  /// Removes the original entry once its kernels exist.
+  void finish() { entry.erase(); }
+
+private:
+  friend class KernelBody;
+  struct Workspace {
+    Type tile;
+    Type storage;
+    GridZ slots;
+    Type memref;
+  };
+  func::FuncOp entry;
+  ChunkScanOp original;
+  ScheduleOptions opts;
+  SmallVector<Workspace> workspaces;
+  unsigned firstWorkspaceArg;
+  int64_t nextStep = 0;
+  Operation *insertAfter;
+};
+
+} // namespace mlir::gdn::schedule
+
+#endif

@@ -1,0 +1,136 @@
+//===- ScheduleSpec.cpp - schedule names, files and their text ------------===//
+
+#include "gdn/Transforms/Schedule.h"
+
+#include "ScheduleKinds.h"
+
+#include <fstream>
+#include <sstream>
+
+using namespace mlir::gdn;
+
+const std::vector<NamedSchedule> &mlir::gdn::builtinSchedules() {
+  static const std::vector<NamedSchedule> schedules = {
+      {"fused", "fused",
+       "one kernel per (value head, sequence); the state stays on chip "
+       "across chunks"},
+      {"staged", "staged intermediates=f32 output=separate",
+       "three kernels: prepare (parallel over chunks), state (serial), "
+       "output (parallel); fp32 intermediates in global memory"},
+      {"staged-bf16", "staged intermediates=bf16 output=separate",
+       "staged with bf16 intermediates (FLA's storage)"},
+      {"split-seq", "split-seq segment-chunks=16",
+       "a sequence cut into 16-chunk segments: per-segment (a, B, R) in "
+       "parallel, a serial combine, then a parallel replay"},
+  };
+  return schedules;
+}
+
+std::string ScheduleOptions::str() const {
+  std::string s = kind;
+  if (kind == "staged")
+    s += " intermediates=" + intermediates + " output=" + output;
+  else if (kind == "split-seq")
+    s += " segment-chunks=" + std::to_string(segmentChunks);
+  else if (kind != "fused")
+    s += " intermediates=" + intermediates;
+  return s;
+}
+
+bool mlir::gdn::parseScheduleText(const std::string &text,
+                                  const std::string &origin,
+                                  ScheduleOptions &out, std::string &error) {
+  ScheduleOptions o;
+  o.name = origin;
+  std::istringstream lines(text);
+  std::string line;
+  bool haveKind = false;
+  auto fail = [&](const std::string &what) {
+    error = "schedule '" + origin + "': " + what;
+    return false;
+  };
+  while (std::getline(lines, line)) {
+    if (size_t hash = line.find('#'); hash != std::string::npos)
+      line.resize(hash);
+    std::istringstream words(line);
+    std::string word;
+    while (words >> word) {
+      size_t eq = word.find('=');
+      if (eq == std::string::npos) {
+        if (haveKind)
+          return fail("two kinds ('" + o.kind + "' and '" + word +
+                      "'); a schedule has one kind followed by key=value");
+        if (!schedule::findKind(word))
+          return fail("unknown kind '" + word + "' (known: " +
+                      schedule::kindList() + ")");
+        o.kind = word;
+        haveKind = true;
+        continue;
+      }
+      std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+      if (key == "intermediates") {
+        if (value != "f32" && value != "bf16")
+          return fail("intermediates=" + value + " (expected f32 or bf16)");
+        o.intermediates = value;
+      } else if (key == "output") {
+        if (value != "separate" && value != "with-state")
+          return fail("output=" + value +
+                      " (expected separate or with-state)");
+        o.output = value;
+      } else if (key == "segment-chunks") {
+        char *end = nullptr;
+        long long n = std::strtoll(value.c_str(), &end, 10);
+        if (value.empty() || *end || n < 1 || n > 4096)
+          return fail("segment-chunks=" + value +
+                      " (expected an integer in 1..4096)");
+        o.segmentChunks = n;
+      } else {
+        return fail("unknown key '" + key +
+                    "' (known: intermediates, output, segment-chunks)");
+      }
+    }
+  }
+  if (!haveKind)
+    return fail("no kind (known: " + schedule::kindList() + ")");
+  out = o;
+  return true;
+}
+
+bool mlir::gdn::parseSchedule(const std::string &spec, ScheduleOptions &out,
+                              std::string &error) {
+  for (const NamedSchedule &s : builtinSchedules())
+    if (spec == s.name)
+      return parseScheduleText(s.text, spec, out, error);
+  std::ifstream in(spec);
+  if (!in) {
+    std::string names;
+    for (const NamedSchedule &s : builtinSchedules())
+      names += std::string(names.empty() ? "" : ", ") + s.name;
+    error = "schedule '" + spec + "' is neither a built-in schedule (" +
+            names + ") nor a readable schedule file";
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseScheduleText(text.str(), spec, out, error);
+}
+
+static std::string &defaultSpec() {
+  static std::string spec;
+  return spec;
+}
+void mlir::gdn::setDefaultSchedule(const std::string &spec) {
+  defaultSpec() = spec;
+}
+const std::string &mlir::gdn::defaultSchedule() { return defaultSpec(); }
+
+std::string mlir::gdn::scheduleHelp() {
+  std::string s = "a built-in schedule or a schedule file (docs/Schedules.md)."
+                  " Built-in:";
+  for (const NamedSchedule &n : builtinSchedules())
+    s += std::string("\n  ") + n.name + ": " + n.summary;
+  s += "\nKinds a schedule file may use: " + schedule::kindList() +
+       "; keys: intermediates=f32|bf16, output=separate|with-state (staged), "
+       "segment-chunks=N (split-seq)";
+  return s;
+}

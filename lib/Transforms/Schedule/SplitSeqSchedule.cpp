@@ -1,0 +1,125 @@
+//===- SplitSeqSchedule.cpp - segments in parallel, then combined ---------===//
+//
+// For few long sequences (B * HV small against the SMs): a program's chunks
+// are cut into segments of `segment-chunks` chunks.
+//   1. transition (parallel over segments): each segment's effect on the
+//      state, M_end = a M_start + M_start B + R, composed from the chunks'
+//      `transition` stage;
+//   2. combine (serial, one block per program): the state entering each
+//      segment, then the final state (the entry's epilogue stores it);
+//   3. replay (parallel over segments): the fused loop over the segment's
+//      chunks from its entering state: outputs and checkpoints.
+// Composition: (a1, B1, R1) then (a2, B2, R2) is
+//   a = a1 a2,  B = a2 B1 + a1 B2 + B1 B2,  R = a2 R1 + R1 B2 + R2.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScanLowering.h"
+#include "ScheduleKinds.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::gdn::schedule;
+
+LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
+  gdn::ChunkScanOp scan = lowering.scan();
+  if (!scan.hasTransition())
+    return scan.emitOpError()
+           << "has no 'transition' stage; schedule '"
+           << lowering.options().name
+           << "' (split-seq) needs each chunk's effect on the state";
+  MLIRContext *ctx = scan.getContext();
+  Type f32 = Float32Type::get(ctx);
+  auto stateType = cast<RankedTensorType>(scan.getInit().getType());
+  int64_t kDim = stateType.getDimSize(1);
+  Type kkType = RankedTensorType::get({kDim, kDim}, f32);
+  unsigned aWs = lowering.addWorkspace(f32, f32, GridZ::Segments);
+  unsigned bWs = lowering.addWorkspace(kkType, f32, GridZ::Segments);
+  unsigned rWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
+  unsigned startWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
+  const int64_t segment = lowering.options().segmentChunks;
+
+  // Chunks [first, end) of segment `program_id(2)`, when it has any.
+  auto forThisSegment = [&](KernelBody &k,
+                            function_ref<void(Value, Value, Value)> fn) {
+    OpBuilder &b = k.builder();
+    Location loc = k.loc();
+    Value s = k.programId(2);
+    Value offset = arith::MulIOp::create(b, loc, s, k.index(segment));
+    Value first = arith::AddIOp::create(b, loc, k.lower(), offset);
+    Value bound = arith::AddIOp::create(b, loc, first, k.index(segment));
+    Value end = arith::MinUIOp::create(b, loc, bound, k.upper());
+    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                      first, end);
+    k.ifThen(any, [&] { fn(s, first, end); });
+  };
+
+  LogicalResult status = success();
+  if (failed(lowering.addKernel(
+          "transition", GridZ::Segments, [&](KernelBody &k) -> FailureOr<Value> {
+            forThisSegment(k, [&](Value s, Value first, Value end) {
+              SmallVector<Value> init{k.f32(1.0), k.zeros(kkType),
+                                      k.zeros(stateType)};
+              SmallVector<Value> abr = k.forLoop(
+                  first, end, init, [&](Value c, ValueRange acc) {
+                    auto t = k.transition(c, k.prepare(c));
+                    if (failed(t)) {
+                      status = failure();
+                      return llvm::to_vector(acc);
+                    }
+                    Value a2 = (*t)[0], b2 = (*t)[1], r2 = (*t)[2];
+                    Value a1 = acc[0], b1 = acc[1], r1 = acc[2];
+                    OpBuilder &b = k.builder();
+                    Value a = arith::MulFOp::create(b, k.loc(), a1, a2);
+                    Value bNew = k.add(k.add(k.scale(b1, a2), k.scale(b2, a1)),
+                                       k.matmul(b1, b2));
+                    Value r = k.add(k.add(k.scale(r1, a2), k.matmul(r1, b2)), r2);
+                    return SmallVector<Value>{a, bNew, r};
+                  });
+              k.store(aWs, s, abr[0]);
+              k.store(bWs, s, abr[1]);
+              k.store(rWs, s, abr[2]);
+            });
+            return Value();
+          })) ||
+      failed(status))
+    return failure();
+
+  if (failed(lowering.addKernel(
+          "combine", GridZ::One, [&](KernelBody &k) -> FailureOr<Value> {
+            OpBuilder &b = k.builder();
+            Location loc = k.loc();
+            Value chunks = arith::SubIOp::create(b, loc, k.upper(), k.lower());
+            Value padded = arith::AddIOp::create(b, loc, chunks,
+                                                 k.index(segment - 1));
+            Value segments =
+                arith::DivUIOp::create(b, loc, padded, k.index(segment));
+            SmallVector<Value> final = k.forLoop(
+                k.index(0), segments, k.init(), [&](Value s, ValueRange iters) {
+                  Value m = iters[0];
+                  k.store(startWs, s, m);
+                  Value a = k.load(aWs, s), bMat = k.load(bWs, s),
+                        r = k.load(rWs, s);
+                  Value next = k.add(k.add(k.scale(m, a), k.matmul(m, bMat)), r);
+                  return SmallVector<Value>{next};
+                });
+            return final[0];
+          })))
+    return failure();
+
+  return lowering.addKernel(
+      "replay", GridZ::Segments, [&](KernelBody &k) -> FailureOr<Value> {
+        forThisSegment(k, [&](Value s, Value first, Value end) {
+          Value start = k.load(startWs, s);
+          k.forLoop(first, end, start, [&](Value c, ValueRange iters) {
+            Value m = iters[0];
+            SmallVector<Value> prepared = k.prepare(c);
+            SmallVector<Value> next = k.step(c, prepared, m);
+            k.emit(c, prepared, m, ArrayRef<Value>(next).drop_front());
+            return SmallVector<Value>{next[0]};
+          });
+        });
+        return Value();
+      });
+}
