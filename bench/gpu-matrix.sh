@@ -7,7 +7,8 @@
 #   bench/gpu-matrix.sh [GDN_RUN] [ARTIFACTS] [LOGDIR]
 #
 # GDN_RUN defaults to build-rt/bin/gdn-run (make runtime), ARTIFACTS to
-# artifacts/ (make artifacts, on a machine with LLVM / MLIR).
+# artifacts/ (make artifacts, on a machine with LLVM / MLIR). SANITIZE lists
+# the compute-sanitizer tools to run (default: memcheck racecheck).
 set -uo pipefail
 RUN=${1:-build-rt/bin/gdn-run}
 ART=${2:-artifacts}
@@ -66,7 +67,7 @@ echo
 echo "$table" | tee "$LOG/table.md"
 echo
 if command -v compute-sanitizer > /dev/null; then
-  for tool in memcheck racecheck; do
+  for tool in ${SANITIZE-memcheck racecheck}; do
     compute-sanitizer --tool $tool --error-exitcode 9 "$RUN" --backend cuda \
       --artifacts "$ART" --warmup 0 --repeat 0 $S --seqlens 70,20 \
       --prefixes 0,300 > "$LOG/sanitizer-$tool.log" 2>&1

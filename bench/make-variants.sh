@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Artifacts for the GPU runs of bench/RESULTS.md, compiled on a machine with
 # LLVM / MLIR (the GPU host has none):
-#   artifacts/         tf32 mma, 128 threads, every shape of the test matrix
-#   artifacts-bf16/    bf16 ldmatrix + mma, every shape of the test matrix
-#   variants/<name>/   K = V = 128 bf16 only, for timing: precision, block
-#                      size, tiles in global memory only, and
-#                      kernels with one stage left out (wrong results, timing
-#                      only) to see where the time goes.
+#   artifacts/<schedule>/k<K>_v<V>_<dtype>/  every fusion schedule of
+#       SCHEDULES (built-in names or files in schedules/), tf32 mma, every
+#       shape of the test matrix
+#   artifacts-bf16/     fused, bf16 ldmatrix + mma, every shape
+#   variants/<name>/    (VARIANTS=1) K = V = 128 bf16 only, for timing: block
+#       size, tiles in global memory only, and kernels with one stage left
+#       out (wrong results, timing only) to see where the time goes.
 set -euo pipefail
 RUN=${RUN:-build/bin/gdn-run}
+SCHEDULES=${SCHEDULES:-"fused staged staged-bf16 split-seq schedules/split-seq-2.sched schedules/staged-two-kernels.sched"}
 shapes="128:128:bf16 64:64:bf16 64:64:f16 64:128:bf16 128:64:bf16 128:128:f16"
 emit() { # dir kernel extra-flags... (for every shape)
   local dir=$1 kernel=$2; shift 2
@@ -23,23 +25,29 @@ one() { # dir kernel extra-flags... (K = V = 128 bf16)
   mkdir -p "$dir"
   "$RUN" --kernel "$kernel" --emit artifact --seqlens 1 "$@" -o "$dir"
 }
-mkdir -p artifacts artifacts-bf16 variants
-emit artifacts kernels/gdn_chunked.mlir
-emit artifacts-bf16 kernels/gdn_chunked.mlir --mma bf16
-one variants/base kernels/gdn_chunked.mlir
-one variants/bf16 kernels/gdn_chunked.mlir --mma bf16
-one variants/threads128 kernels/gdn_chunked.mlir --block-size 128
-one variants/global-scratch-only kernels/gdn_chunked.mlir --shared-memory 0
-tmp=$(mktemp -d)
-sed 's/%tm = gdn.tri_inverse %a : tensor<64x64xf32>/%tm = gdn.mask_rows %a, %n : tensor<64x64xf32>/' \
-  kernels/gdn_chunked.mlir > "$tmp/no-inverse.mlir"
-sed 's/%intra = gdn.matmul %qk, %vn mask none : tensor<64x64xf32>, !v_tile -> !v_tile/%intra = arith.addf %u, %u : !v_tile/' \
-  kernels/gdn_chunked.mlir > "$tmp/no-intra-output.mlir"
-sed 's/%upd = gdn.matmul %vn, %kd transpose_a mask none : !v_tile, !qk_tile -> !state/%upd = arith.addf %m0, %m0 : !state/' \
-  kernels/gdn_chunked.mlir > "$tmp/no-state-update.mlir"
-for v in no-inverse no-intra-output no-state-update; do
-  cmp -s "$tmp/$v.mlir" kernels/gdn_chunked.mlir && { echo "sed for $v matched nothing"; exit 1; }
-  one "variants/$v" "$tmp/$v.mlir"
+rm -rf artifacts artifacts-bf16
+mkdir -p artifacts artifacts-bf16
+for s in $SCHEDULES; do
+  emit "artifacts/$(basename "$s" .sched)" kernels/gdn_chunked.mlir --schedule "$s"
 done
-rm -rf "$tmp"
-du -sh artifacts artifacts-bf16 variants
+emit artifacts-bf16 kernels/gdn_chunked.mlir --mma bf16
+if [ "${VARIANTS:-0}" = 1 ]; then
+  mkdir -p variants
+  one variants/base kernels/gdn_chunked.mlir
+  one variants/bf16 kernels/gdn_chunked.mlir --mma bf16
+  one variants/threads128 kernels/gdn_chunked.mlir --block-size 128
+  one variants/global-scratch-only kernels/gdn_chunked.mlir --shared-memory 0
+  tmp=$(mktemp -d)
+  sed 's/%tm = gdn.tri_inverse %a : tensor<64x64xf32>/%tm = gdn.mask_rows %a, %n : tensor<64x64xf32>/' \
+    kernels/gdn_chunked.mlir > "$tmp/no-inverse.mlir"
+  sed 's/%intra = gdn.matmul %qk, %vn mask none : tensor<64x64xf32>, !v_tile -> !v_tile/%intra = arith.addf %qm, %qm : !v_tile/' \
+    kernels/gdn_chunked.mlir > "$tmp/no-intra-output.mlir"
+  sed 's/%upd = gdn.matmul %vn, %kd transpose_a mask none : !v_tile, !qk_tile -> !state/%upd = arith.addf %m0, %m0 : !state/' \
+    kernels/gdn_chunked.mlir > "$tmp/no-state-update.mlir"
+  for v in no-inverse no-intra-output no-state-update; do
+    cmp -s "$tmp/$v.mlir" kernels/gdn_chunked.mlir && { echo "sed for $v matched nothing"; exit 1; }
+    one "variants/$v" "$tmp/$v.mlir"
+  done
+  rm -rf "$tmp"
+fi
+du -sh artifacts artifacts-bf16

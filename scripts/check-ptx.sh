@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Every kernel in kernels/ reaches PTX for sm_90a with tensor-core
-# instructions, ptxas accepts it, and no function spills more than
-# SPILL_BOUND bytes. Prints ptxas's register / spill report.
+# Every kernel in kernels/, under every fusion schedule of SCHEDULES,
+# reaches PTX for sm_90a with tensor-core instructions, ptxas accepts it,
+# and no function spills more than SPILL_BOUND bytes. Prints ptxas's
+# register / spill report.
 #
 #   scripts/check-ptx.sh GDN_RUN PTXAS KERNELS_DIR [REPORT]
 #
@@ -15,13 +16,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
 : > "$report"
+schedules=${SCHEDULES:-"fused staged staged-bf16 split-seq"}
 for kernel in "$kernels"/*.mlir; do
+ for schedule in $schedules; do
   for shape in "128 128 bf16" "64 64 f16" "64 128 bf16"; do
     read -r k v dt <<< "$shape"
-    name="$(basename "$kernel" .mlir) K=$k V=$v $dt"
+    name="$(basename "$kernel" .mlir) $schedule K=$k V=$v $dt"
     ptx="$tmp/kernel.ptx"
     "$run" --kernel "$kernel" --emit ptx --head-dim-k "$k" --head-dim-v "$v" \
-      --dtype "$dt" --seqlens 1 -o "$ptx"
+      --dtype "$dt" --seqlens 1 --schedule "$schedule" -o "$ptx"
     if ! grep -q 'mma.sync.aligned' "$ptx"; then
       echo "FAIL $name: no tensor-core instruction (mma.sync) in the PTX" | tee -a "$report"
       status=1
@@ -37,11 +40,12 @@ for kernel in "$kernels"/*.mlir; do
       /Compiling entry function/ { fn = $0; sub(/.*function ./, "", fn); sub(/. for.*/, "", fn) }
       /spill stores/ { spills = $5 }
       /Used [0-9]+ registers/ {
-        printf "%-34s %-10s %3d registers, %4d bytes spill stores%s\n", name, fn, $5, spills, (spills > bound ? "  FAIL > " bound : "")
+        printf "%-50s %-24s %3d registers, %4d bytes spill stores%s\n", name, fn, $5, spills, (spills > bound ? "  FAIL > " bound : "")
       }' "$tmp/ptxas.log" | tee -a "$report"
     if awk -v bound="$bound" '/spill stores/ && $5 > bound { bad = 1 } END { exit !bad }' "$tmp/ptxas.log"; then
       status=1
     fi
   done
+ done
 done
 exit $status

@@ -17,6 +17,14 @@ config.substitutions.append(("%gdn_libs", os.path.join(config.gdn_obj_root, "lib
 config.substitutions.append(("%gdn_src", config.gdn_src_root))
 config.substitutions.append(("%kernels", os.path.join(config.gdn_src_root, "kernels")))
 
+# `lit --param schedule=NAME|FILE` runs every gdn-run of the suite under
+# that fusion schedule (ctest runs the integration matrix under each).
+schedule = lit_config.params.get("schedule")
+if schedule:
+    config.environment["GDN_SCHEDULE"] = schedule
+    config.name = "GDN[" + os.path.basename(schedule) + "]"
+    config.available_features.add("scheduled")
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -82,6 +82,15 @@ Status CPUKernel::compile(const CompileOptions &options,
     return s;
 
   impl->llvmModule = impl->tileModule->clone();
+  // The launch plan is read; its marks have no meaning below the tile level.
+  for (auto func : impl->llvmModule->getOps<mlir::func::FuncOp>()) {
+    for (llvm::StringRef mark :
+         {"gdn.entry", "gdn.step", "gdn.grid_z", "gdn.schedule",
+          "gdn.segment_chunks"})
+      func->removeAttr(mark);
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.removeArgAttr(i, "gdn.workspace");
+  }
   mlir::PassManager pm(&impl->context);
   if (options.printIRAfterAll) {
     impl->context.disableMultithreading();

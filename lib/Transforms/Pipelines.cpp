@@ -48,6 +48,9 @@ void gdn::addSchedulePass(OpPassManager &pm, const std::string &schedule) {
   GDNScheduleOptions options;
   options.schedule = schedule;
   pm.addPass(createGDNSchedule(options));
+  // Each kernel starts as a copy of its entry: drop what it does not use.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void gdn::buildCPUPipeline(OpPassManager &pm,

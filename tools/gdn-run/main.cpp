@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -122,7 +123,8 @@ int main(int argc, char **argv) {
                  "(default: one kernel, state on chip), staged (prepare / "
                  "state / output kernels, fp32 intermediates), staged-bf16, "
                  "split-seq (segments in parallel, combined), or a schedule "
-                 "FILE (docs/Schedules.md)");
+                 "FILE (docs/Schedules.md); default: $GDN_SCHEDULE, else "
+                 "fused");
   app.add_option("--emit", o.emit, "print the compiled kernel instead of "
                  "running it: tile (the specialised tile program), scheduled "
                  "(its kernels after the schedule), mlir (LLVM dialect, CPU), "
@@ -287,10 +289,14 @@ int main(int argc, char **argv) {
   backendOptions.blockSize = o.blockSize;
   backendOptions.mma = o.mma;
   backendOptions.sharedMemory = o.sharedMemory;
-  backendOptions.schedule = o.schedule;
   if (!o.schedule.empty() && !o.artifactsDir.empty())
     return refuse("--schedule and --artifacts: an artifact's schedule was "
                   "fixed when it was compiled (see its manifest.json)");
+  // The test matrix runs under every schedule through the environment.
+  if (const char *env = std::getenv("GDN_SCHEDULE");
+      env && *env && o.schedule.empty() && o.artifactsDir.empty())
+    o.schedule = env;
+  backendOptions.schedule = o.schedule;
   const KernelShape shape = shapeOf(problem);
 
   if (!o.emit.empty()) {

@@ -1,0 +1,107 @@
+// What each schedule makes of one gdn.chunk_scan: the kernels (names,
+// launch order, what grid axis z walks) and what crosses global memory
+// between them (the trailing `gdn.workspace` arguments).
+
+// RUN: gdn-opt %S/Inputs/running-sum.mlir --gdn-schedule=schedule=fused | FileCheck %s --check-prefix=FUSED
+// One kernel, the scan as a loop carrying the state; no workspace.
+// FUSED-LABEL: func.func @scan(
+// FUSED-NOT:   gdn.workspace
+// FUSED-SAME:  attributes {gdn.entry = "scan", gdn.grid_z = "one", gdn.schedule = "fused", gdn.step = 0 : i64
+// FUSED:       %[[M0:.*]] = gdn.state_load
+// FUSED:       %[[M:.*]] = scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S:.*]] = %[[M0]])
+// FUSED:         gdn.tile_load %{{.*}} dims [0, 1]
+// FUSED:         %[[S1:.*]] = arith.addf %[[S]]
+// FUSED:         gdn.matmul
+// FUSED:         gdn.tile_store
+// FUSED:         scf.yield %[[S1]]
+// FUSED:       gdn.state_store %[[M]]
+// FUSED-NOT:   func.func @scan__
+
+// RUN: gdn-opt %S/Inputs/running-sum.mlir --gdn-schedule=schedule=staged | FileCheck %s --check-prefix=STAGED
+// prepare: parallel over chunk slots, each stores its tile (fp32).
+// STAGED-LABEL: func.func @scan__prepare(
+// STAGED-SAME:  %[[X:[a-z0-9]+]]: memref<?x64xf32>
+// STAGED-SAME:  %[[PREP:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "chunks"}
+// STAGED-SAME:  %[[STATES:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "chunks"})
+// STAGED-SAME:  attributes {gdn.entry = "scan", gdn.grid_z = "chunks", {{.*}}gdn.step = 0 : i64
+// STAGED-NOT:   gdn.state_store
+// STAGED:       %[[SLOT:.*]] = gdn.program_id 2
+// STAGED:       scf.if
+// STAGED:         %[[T:.*]] = gdn.tile_load %[[X]]
+// STAGED:         gdn.tile_store %[[T]], %[[PREP]][%{{.*}}, %{{.*}}, %[[SLOT]], %{{.*}}, %{{.*}}] dims [3, 4]
+// STAGED-NOT:   gdn.state_store
+// STAGED:       return
+// state: serial; records the state entering each chunk, stores the final one.
+// STAGED-LABEL: func.func @scan__state(
+// STAGED-SAME:  gdn.grid_z = "one", {{.*}}gdn.step = 1 : i64
+// STAGED:       scf.for %[[C:.*]] = {{.*}} iter_args(%[[S:.*]] =
+// STAGED:         gdn.tile_load %[[PREP2:[a-z0-9]+]][{{.*}}] dims [3, 4]
+// STAGED:         gdn.tile_store %[[S]], %{{.*}}[{{.*}}] dims [3, 4]
+// STAGED-NOT:     gdn.matmul
+// STAGED:       gdn.state_store
+// output: parallel over chunk slots; reads both workspaces, writes %out.
+// STAGED-LABEL: func.func @scan__output(
+// STAGED-SAME:  gdn.grid_z = "chunks", {{.*}}gdn.step = 2 : i64
+// STAGED-NOT:   gdn.state_store
+// STAGED:       gdn.program_id 2
+// STAGED:       gdn.tile_load {{.*}} dims [3, 4]
+// STAGED:       gdn.tile_load {{.*}} dims [3, 4]
+// STAGED:       gdn.matmul
+// STAGED:       gdn.tile_store {{.*}} dims [0, 1]
+// STAGED-NOT:   gdn.state_store
+// STAGED:       return
+
+// RUN: gdn-opt %S/Inputs/running-sum.mlir --gdn-schedule=schedule=staged-bf16 | FileCheck %s --check-prefix=BF16
+// Prepared values cross in bf16; states stay fp32.
+// BF16-LABEL: func.func @scan__prepare(
+// BF16-SAME:  memref<?x?x?x64x64xbf16> {gdn.workspace = "chunks"}
+// BF16-SAME:  memref<?x?x?x64x64xf32> {gdn.workspace = "chunks"}
+// BF16:       arith.truncf {{.*}} : tensor<64x64xf32> to tensor<64x64xbf16>
+// BF16:       gdn.tile_store {{.*}} : tensor<64x64xbf16>, memref<?x?x?x64x64xbf16>
+// BF16-LABEL: func.func @scan__state(
+// BF16:       gdn.tile_load {{.*}} : memref<?x?x?x64x64xbf16> -> tensor<64x64xbf16>
+// BF16:       arith.extf
+
+// RUN: gdn-opt %S/Inputs/running-sum.mlir --gdn-schedule=schedule=%gdn_src/schedules/staged-two-kernels.sched | FileCheck %s --check-prefix=TWO
+// A schedule file: prepare, then one serial kernel that also emits.
+// TWO:      func.func @scan__prepare({{.*}}gdn.schedule = "staged intermediates=bf16 output=with-state"
+// TWO:      func.func @scan__state(
+// TWO:        scf.for
+// TWO:          gdn.matmul
+// TWO:          gdn.tile_store {{.*}} dims [0, 1]
+// TWO:        gdn.state_store
+// TWO-NOT:  func.func @scan__output
+
+// RUN: gdn-opt %S/Inputs/running-sum.mlir --gdn-schedule=schedule=split-seq | FileCheck %s --check-prefix=SPLIT
+// transition: per segment of 16 chunks, (a, B, R) composed chunk by chunk.
+// SPLIT-LABEL: func.func @scan__transition(
+// SPLIT-SAME:  %[[A:[a-z0-9]+]]: memref<?x?x?xf32> {gdn.workspace = "segments"}
+// SPLIT-SAME:  %[[B:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"}
+// SPLIT-SAME:  %[[R:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"}
+// SPLIT-SAME:  %[[START:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"})
+// SPLIT-SAME:  gdn.grid_z = "segments", {{.*}}gdn.segment_chunks = 16 : i64, gdn.step = 0 : i64
+// SPLIT:       %[[SEG:.*]] = gdn.program_id 2
+// SPLIT:       arith.muli %[[SEG]], %c16
+// SPLIT:       scf.for {{.*}} -> (f32, tensor<64x64xf32>, tensor<64x64xf32>)
+// SPLIT:         gdn.matmul
+// SPLIT:         gdn.matmul
+// SPLIT:       memref.store {{.*}}, %[[A]][{{.*}}, %[[SEG]]]
+// SPLIT:       gdn.tile_store {{.*}}, %[[B]]
+// SPLIT:       gdn.tile_store {{.*}}, %[[R]]
+// SPLIT-NOT:   gdn.state_store
+// combine: serial over segments; the entry's epilogue stores the final state.
+// SPLIT-LABEL: func.func @scan__combine(
+// SPLIT-SAME:  gdn.grid_z = "one", {{.*}}gdn.step = 1 : i64
+// SPLIT:       scf.for {{.*}} iter_args
+// SPLIT:         gdn.tile_store {{.*}}, %{{.*}}[{{.*}}] dims [3, 4]
+// SPLIT:         memref.load
+// SPLIT:         gdn.matmul
+// SPLIT:       gdn.state_store
+// replay: each segment from its entering state; outputs only.
+// SPLIT-LABEL: func.func @scan__replay(
+// SPLIT-SAME:  gdn.grid_z = "segments", {{.*}}gdn.step = 2 : i64
+// SPLIT:       gdn.tile_load {{.*}} dims [3, 4]
+// SPLIT:       scf.for
+// SPLIT:         gdn.tile_store {{.*}} dims [0, 1]
+// SPLIT-NOT:   gdn.state_store
+// SPLIT:       return
