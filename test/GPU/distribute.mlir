@@ -86,5 +86,22 @@ gpu.module @k {
     }
     gpu.return
   }
+
+  // A scalar store at the top level (split-seq stores a segment's decay)
+  // is guarded on its own; the barrier after it is reached by every thread,
+  // not inside the guard (a barrier only thread 0 reaches hangs the block).
+  // CHECK-LABEL: gpu.func @top_level_store
+  // CHECK: %[[TID:.*]] = gpu.thread_id x
+  // CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[TID]], %c0
+  // CHECK: scf.if %[[LEADER]] {
+  // CHECK-NEXT: memref.store
+  // CHECK-NEXT: }
+  // CHECK-NEXT: gpu.barrier
+  // CHECK-NEXT: gpu.return
+  gpu.func @top_level_store(%a: memref<?xf32>, %x: f32) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    memref.store %x, %a[%c0] : memref<?xf32>
+    gpu.return
+  }
 }
 }

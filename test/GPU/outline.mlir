@@ -1,6 +1,7 @@
 // RUN: gdn-opt %s --gdn-gpu-outline | FileCheck %s
 // RUN: gdn-opt %s --gdn-gpu-outline=shared-memory=20000 | FileCheck %s --check-prefix=SMEM
 // RUN: not gdn-opt %s --gdn-gpu-outline=block-size=100 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: gdn-opt %s --gdn-gpu-outline | FileCheck %s --check-prefix=CARRIED
 
 // A bufferized kernel becomes a gpu.func in gpu.module @gdn_kernels with a
 // trailing scratch buffer; its tile buffers become views into the block's
@@ -38,5 +39,31 @@ func.func @kernel(%m: memref<?x?xf32>) {
   memref.store %v, %m[%p, %c0] : memref<?x?xf32>
   memref.dealloc %a : memref<64x64xf32>
   memref.dealloc %b : memref<64x128xbf16>
+  return
+}
+
+// A loop-carried buffer: each alloc has one fixed slot, so the next state
+// (built in %next's slot) would overwrite the state the iteration was
+// handed while it is still read after the update. Each iteration first
+// copies the carried buffer into a slot of its own and reads that.
+// CARRIED-LABEL: gpu.func @carried
+// CARRIED: scf.for {{.*}} iter_args(%[[IN:.*]] = %{{.*}}) -> (memref<64x64xf32>)
+// CARRIED: %[[OWN:.*]] = memref.view
+// CARRIED-NEXT: memref.copy %[[IN]], %[[OWN]]
+// CARRIED: %[[NEXT:.*]] = memref.view
+// CARRIED: linalg.copy ins(%[[OWN]] : {{.*}}) outs(%[[NEXT]]
+// CARRIED: memref.load %[[OWN]]
+// CARRIED: scf.yield %[[NEXT]]
+func.func @carried(%m: memref<?x?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = memref.alloc() : memref<64x64xf32>
+  %last = scf.for %i = %c0 to %n step %c1 iter_args(%state = %init) -> (memref<64x64xf32>) {
+    %next = memref.alloc() : memref<64x64xf32>
+    linalg.copy ins(%state : memref<64x64xf32>) outs(%next : memref<64x64xf32>)
+    %v = memref.load %state[%c0, %c0] : memref<64x64xf32>
+    memref.store %v, %m[%i, %c0] : memref<?x?xf32>
+    scf.yield %next : memref<64x64xf32>
+  }
   return
 }

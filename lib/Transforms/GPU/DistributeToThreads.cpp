@@ -581,15 +581,18 @@ struct DistributeToThreadsPass
       op->erase();
     }
     for (Operation *op : scalarWriters) {
+      // The barrier goes after the writer before its stores are guarded:
+      // a writer that is itself a store moves into the guard, and a barrier
+      // there would be reached by thread 0 alone.
+      OpBuilder after(op->getContext());
+      after.setInsertionPointAfter(op);
+      gpu::BarrierOp::create(after, op->getLoc());
       op->walk([&](memref::StoreOp store) {
         OpBuilder sb(store);
         auto guard = scf::IfOp::create(sb, store.getLoc(), isLeader,
                                        /*withElseRegion=*/false);
         store->moveBefore(guard.thenBlock()->getTerminator());
       });
-      OpBuilder after(op->getContext());
-      after.setInsertionPointAfter(op);
-      gpu::BarrierOp::create(after, op->getLoc());
     }
     return success();
   }

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -122,6 +123,24 @@ struct OutlineToGPUPass
         OpBuilder gb(ctx);
         gb.setInsertionPointToStart(gpuModule.getBody());
         gb.clone(*global.getOperation());
+      }
+    });
+
+    // A buffer a loop carries must not share its slot with the buffer the
+    // next value is built in: every alloc gets one fixed slot, so the body
+    // of iteration i + 1 would overwrite the value it was handed while
+    // still reading it. Each iteration first copies what it is handed into
+    // a buffer (and slot) of its own.
+    kernel.walk([&](scf::ForOp loop) {
+      Block *body = loop.getBody();
+      for (BlockArgument carried : loop.getRegionIterArgs()) {
+        auto type = dyn_cast<MemRefType>(carried.getType());
+        if (!type || !type.hasStaticShape() || carried.use_empty())
+          continue;
+        OpBuilder cb = OpBuilder::atBlockBegin(body);
+        auto own = memref::AllocOp::create(cb, loop.getLoc(), type);
+        auto copy = memref::CopyOp::create(cb, loop.getLoc(), carried, own);
+        carried.replaceAllUsesExcept(own, copy);
       }
     });
 
