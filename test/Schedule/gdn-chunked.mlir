@@ -1,0 +1,35 @@
+// The project's kernel under each built-in schedule: the kernels in launch
+// order and, where they exist, the workspaces that cross global memory
+// (per program and chunk slot: W, U, K decayed, Q decayed [64 x K], the
+// intra-chunk attention [64 x 64], gamma [64]; the entering state [V x K];
+// Vn [64 x V]).
+
+// RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-schedule=schedule=fused | FileCheck %s --check-prefix=FUSED
+// FUSED:     func.func @gdn_pool({{.*}}gdn.grid_z = "one"
+// FUSED:     func.func @gdn_paged({{.*}}gdn.grid_z = "one"
+// FUSED-NOT: gdn.workspace
+
+// RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-schedule=schedule=staged | FileCheck %s --check-prefix=STAGED
+// STAGED: func.func @gdn_pool__prepare(
+// STAGED-SAME: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x64xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"})
+// STAGED-SAME: gdn.grid_z = "chunks"{{.*}}gdn.step = 0
+// STAGED: func.func @gdn_pool__state({{.*}}gdn.grid_z = "one"{{.*}}gdn.step = 1
+// STAGED: func.func @gdn_pool__output({{.*}}gdn.grid_z = "chunks"{{.*}}gdn.step = 2
+// STAGED: func.func @gdn_paged__prepare(
+// STAGED: func.func @gdn_paged__state(
+// STAGED: func.func @gdn_paged__output(
+
+// RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-schedule=schedule=staged-bf16 | FileCheck %s --check-prefix=BF16
+// BF16: func.func @gdn_pool__prepare(
+// BF16-SAME: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}
+// BF16-SAME: memref<?x?x?x64xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+
+// RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-schedule=schedule=split-seq | FileCheck %s --check-prefix=SPLIT
+// SPLIT: func.func @gdn_pool__transition(
+// SPLIT-SAME: memref<?x?x?xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"})
+// SPLIT-SAME: gdn.grid_z = "segments"
+// SPLIT: func.func @gdn_pool__combine({{.*}}gdn.grid_z = "one"
+// SPLIT: func.func @gdn_pool__replay({{.*}}gdn.grid_z = "segments"
+// SPLIT: func.func @gdn_paged__transition(
+// SPLIT: func.func @gdn_paged__combine(
+// SPLIT: func.func @gdn_paged__replay(
