@@ -14,17 +14,6 @@ using namespace gdn;
 
 namespace {
 
-bool dtypeOf(mlir::Type t, DType &out) {
-  if (t.isBF16()) out = DType::BF16;
-  else if (t.isF16()) out = DType::F16;
-  else if (t.isF32()) out = DType::F32;
-  else if (t.isF64()) out = DType::F64;
-  else if (t.isInteger(32)) out = DType::I32;
-  else if (t.isInteger(64)) out = DType::I64;
-  else return false;
-  return true;
-}
-
 /// The parameters of a distributed kernel, as the runner passes them.
 Status describeKernel(mlir::gpu::GPUFuncOp kernel, KernelInfo &info) {
   auto inputs = kernel.getFunctionType().getInputs();
@@ -34,7 +23,7 @@ Status describeKernel(mlir::gpu::GPUFuncOp kernel, KernelInfo &info) {
     if (auto memref = mlir::dyn_cast<mlir::MemRefType>(type)) {
       p.kind = last ? ParamInfo::Kind::Scratch : ParamInfo::Kind::MemRef;
       p.rank = memref.getRank();
-      if (!last && !dtypeOf(memref.getElementType(), p.dtype))
+      if (!last && !dtypeOfElement(memref.getElementType(), p.dtype))
         return Status::error("kernel " + kernel.getName().str() + " argument " +
                              std::to_string(i) +
                              " has an element type the runtime cannot pass");

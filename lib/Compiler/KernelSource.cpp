@@ -55,3 +55,14 @@ Status gdn::scheduleKernel(const CompileOptions &options,
                          "' failed:\n" + diags.text);
   return extractLaunchPlans(module, plans);
 }
+
+bool gdn::dtypeOfElement(mlir::Type t, DType &out) {
+  if (t.isBF16()) out = DType::BF16;
+  else if (t.isF16()) out = DType::F16;
+  else if (t.isF32()) out = DType::F32;
+  else if (t.isF64()) out = DType::F64;
+  else if (t.isInteger(32)) out = DType::I32;
+  else if (t.isInteger(64)) out = DType::I64;
+  else return false;
+  return true;
+}

@@ -51,6 +51,9 @@ Status scheduleKernel(const CompileOptions &options, mlir::MLIRContext &context,
                       CapturedDiagnostics &diags, mlir::ModuleOp module,
                       std::map<std::string, LaunchPlan> &plans);
 
+/// The DType of an MLIR element type; false for types buffers cannot hold.
+bool dtypeOfElement(mlir::Type type, DType &out);
+
 /// The launch plans gdn-schedule recorded in `module`, by entry.
 Status extractLaunchPlans(mlir::ModuleOp module,
                           std::map<std::string, LaunchPlan> &plans);

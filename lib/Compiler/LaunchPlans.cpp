@@ -15,16 +15,6 @@
 
 using namespace gdn;
 
-namespace {
-bool dtypeOfElement(mlir::Type t, DType &out) {
-  if (t.isF32()) out = DType::F32;
-  else if (t.isBF16()) out = DType::BF16;
-  else if (t.isF16()) out = DType::F16;
-  else return false;
-  return true;
-}
-} // namespace
-
 Status gdn::extractLaunchPlans(mlir::ModuleOp module,
                                std::map<std::string, LaunchPlan> &plans) {
   plans.clear();
