@@ -3,6 +3,8 @@ SHELL := /bin/bash
 #   make demo   install what is missing, build, run the main job (gdn-run)
 #   make check  install what is missing, build, run every test
 # Other targets: deps, configure, build, docs, clean,
+#   cutools           cuobjdump and nvdisasm from PyPI into $(BUILD)/cutools (the static
+#                     SASS report of `make check` reads the cubins with it)
 #   check-sanitizers  the test suite built with ASan + UBSan (build-asan/)
 #   runtime           gdn-run without LLVM / MLIR (build-rt/), for GPU hosts
 #   artifacts         compile the kernels to PTX artifacts (artifacts/<shape>/)
@@ -19,12 +21,17 @@ CMAKE_FLAGS ?=
 PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
             llvm-22-tools nlohmann-json3-dev libgtest-dev libcli11-dev python3
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+# cuobjdump (and the nvdisasm it runs) are not in the CUDA install of the
+# Debian machines; NVIDIA's PyPI wheels have them (13.2 reads ptxas 13.0's
+# cubins).
+CUTOOLS_WHEELS := nvidia-cuda-cuobjdump==13.2.86 nvidia-cuda-nvdisasm==13.2.86
+CUTOOLS := $(BUILD)/cutools
 FUZZ_SECONDS ?= 300
 FUZZERS := parse pipeline safetensors
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps fuzz-deps configure build demo check docs clean check-sanitizers fuzz runtime artifacts
+.PHONY: all deps cutools fuzz-deps configure build demo check docs clean check-sanitizers fuzz runtime artifacts
 
 all: build
 
@@ -35,6 +42,13 @@ deps:
 	  $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
 	fi
+
+cutools:
+	@test -x $(CUTOOLS)/nvidia/cu13/bin/nvdisasm || { \
+	  echo "Installing $(CUTOOLS_WHEELS) into $(CUTOOLS)"; \
+	  python3 -m pip --version >/dev/null 2>&1 || { $(SUDO) apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q python3-pip; }; \
+	  python3 -m pip install -q --no-deps --upgrade --target $(CUTOOLS) $(CUTOOLS_WHEELS); }
 
 $(BUILD)/build.ninja: | deps
 	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
@@ -49,12 +63,15 @@ build: deps configure
 demo: build
 	$(BUILD)/bin/gdn-run
 
-check: build
+check: build cutools
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) | tee ctest.log
 	@scripts/test-summary.sh $(BUILD)
 	@if [ -s $(BUILD)/ptx-report.txt ]; then \
 	  echo "== PTX for sm_90a (ptxas -v; spill bound 256 bytes per function):"; \
 	  cat $(BUILD)/ptx-report.txt; fi
+	@if [ -s $(BUILD)/static-report.txt ]; then \
+	  echo "== Static SASS report (bounds: test/GPU/static-bounds.json):"; \
+	  cat $(BUILD)/static-report.txt; fi
 
 docs: build
 	ninja -C $(BUILD) gdn-docs
