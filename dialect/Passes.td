@@ -136,4 +136,57 @@ def GDNGPUDistribute : Pass<"gdn-gpu-distribute", "::mlir::gpu::GPUModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+
+def GDNGPUAssignLayouts : Pass<"gdn-gpu-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "give every tile a gdn_gpu layout, anchored on the matmuls";
+  let description = [{
+    The first pass of the register-tile GPU back end (docs/GPUBackend.md). It
+    runs on the scheduled, inlined tile program and gives every tile value
+    (a statically shaped rank-1 or rank-2 float tensor) a layout encoding:
+
+    - by default `#gdn_gpu.blocked`: rank-2 tiles `sizePerThread = [1, 4]`,
+      `threadsPerWarp = [4, 8]`, warps stacked along rows (a warp reads four
+      128-byte row segments); rank-1 tiles one element per lane;
+    - each `gdn.matmul` result `#gdn_gpu.wgmma` (warps along M,
+      `instrN` = the result's columns, at most 256), its operands
+      `#gdn_gpu.dot_operand` staged in 128-byte-swizzled shared memory, its
+      decay vector the row slice of the accumulator. Conversions connect the
+      anchors to their producers and users.
+
+    `gdn-gpu-remove-layout-conversions` then moves the anchors' layouts
+    forward and removes what is not needed.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+           "warps per block (a multiple of 4: warpgroup MMA needs whole warpgroups)">
+  ];
+  let dependentDialects = ["::mlir::gdn_gpu::GDNGPUDialect"];
+}
+
+def GDNGPURemoveLayoutConversions
+    : Pass<"gdn-gpu-remove-layout-conversions", "::mlir::ModuleOp"> {
+  let summary = "propagate the matmuls' layouts and remove needless conversions";
+  let description = [{
+    Rewrites, to a fixed point:
+
+    - a conversion to the layout a tile already has, or of a conversion,
+      folds away;
+    - an elementwise op (`arith`, `math`, `gdn.mask_rows`, `gdn.sigmoid`)
+      with an operand converted out of an accumulator layout (`wgmma` or a
+      slice of it) runs in that layout instead: its other operands are
+      converted in, splats and constants made there directly, and one
+      conversion follows its result;
+    - `gdn.scale_rows` of a tile converted out of an accumulator scales the
+      accumulator in place, its scale vector in the row slice;
+    - a loop-carried tile whose next value comes out of a conversion is
+      carried in the converted-from layout (the state stays in the
+      accumulator across chunks);
+    - `tensor.extract` reads through a conversion.
+
+    Layouts only move towards the accumulators, so the rewriting ends.
+  }];
+  let dependentDialects = ["::mlir::gdn_gpu::GDNGPUDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // GDN_PASSES_TD

@@ -2,6 +2,7 @@
 
 #include "gdn/InitAll/InitAll.h"
 #include "gdn/Dialect/GDNDialect.h"
+#include "gdn/Dialect/GPU/GDNGPUDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -15,5 +16,5 @@ void mlir::gdn::registerGDNDialects(DialectRegistry &registry) {
   registerAllExtensions(registry);
   // gpu-module-to-binary translates the device module to LLVM IR.
   registerAllToLLVMIRTranslations(registry);
-  registry.insert<GDNDialect>();
+  registry.insert<GDNDialect, gdn_gpu::GDNGPUDialect>();
 }

@@ -132,6 +132,21 @@ void gdn::buildGPUToPTXPipeline(OpPassManager &pm,
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
 }
 
+void gdn::buildGPULayoutPipeline(OpPassManager &pm,
+                                 const GPULayoutPipelineOptions &options) {
+  addSchedulePass(pm, options.schedule);
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  GDNGPUAssignLayoutsOptions assign;
+  assign.numWarps = options.numWarps;
+  pm.addPass(createGDNGPUAssignLayouts(assign));
+  pm.addPass(createGDNGPURemoveLayoutConversions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Conversions of loop-invariant tiles leave the chunk loop.
+  pm.addPass(createLoopInvariantCodeMotionPass());
+}
+
 void gdn::registerGDNPassesAndPipelines() {
   registerGDNPasses();
   PassPipelineRegistration<CPUPipelineOptions>(
@@ -148,4 +163,9 @@ void gdn::registerGDNPassesAndPipelines() {
         buildGPUKernelPipeline(pm, options);
         buildGPUToPTXPipeline(pm, options);
       });
+  PassPipelineRegistration<GPULayoutPipelineOptions>(
+      "gdn-gpu-layout-pipeline",
+      "The register-tile GPU back end so far: schedule, inline, give every "
+      "tile a layout anchored on the matmuls, remove needless conversions",
+      buildGPULayoutPipeline);
 }

@@ -82,6 +82,24 @@ void buildGPULowering(OpPassManager &pm, const GPUPipelineOptions &options);
 /// gpu-lower-to-nvvm-pipeline with format=isa).
 void buildGPUToPTXPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 
+/// The register-tile back end (docs/GPUBackend.md), as far as it goes: the
+/// scheduled kernel with a layout on every tile.
+struct GPULayoutPipelineOptions
+    : public PassPipelineOptions<GPULayoutPipelineOptions> {
+  PassOptions::Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("fusion schedule: fused, staged, staged-bf16, split-seq "
+                     "or a schedule file (empty: gdn-opt's --schedule, else "
+                     "fused)"),
+      llvm::cl::init("")};
+  PassOptions::Option<unsigned> numWarps{
+      *this, "num-warps",
+      llvm::cl::desc("warps per block (a multiple of 4)"), llvm::cl::init(4)};
+};
+
+void buildGPULayoutPipeline(OpPassManager &pm,
+                            const GPULayoutPipelineOptions &options);
+
 /// Registers every gdn pass and the named pipelines (gdn-cpu-pipeline,
 /// gdn-gpu-pipeline).
 void registerGDNPassesAndPipelines();

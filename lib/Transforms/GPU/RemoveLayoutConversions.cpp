@@ -1,0 +1,203 @@
+//===- RemoveLayoutConversions.cpp - accumulators keep their layout -------===//
+//
+// A small form of Triton's RemoveLayoutConversions: the accumulator layouts
+// the matmuls anchor spread forward through elementwise work, row scalings
+// and loop-carried values, so a tile leaves the accumulator only where an
+// op needs another layout (a store, a shared-memory operand, a row
+// reduction). Layouts only ever move towards accumulator layouts, which
+// bounds the rewriting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/GDNDialect.h"
+#include "gdn/Dialect/GPU/GDNGPUDialect.h"
+#include "gdn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::gdn {
+#define GEN_PASS_DEF_GDNGPUREMOVELAYOUTCONVERSIONS
+#include "Passes.h.inc"
+} // namespace mlir::gdn
+
+using namespace mlir;
+using namespace mlir::gdn_gpu;
+
+namespace {
+RankedTensorType withLayout(Type type, Attribute layout) {
+  auto t = cast<RankedTensorType>(type);
+  return RankedTensorType::get(t.getShape(), t.getElementType(), layout);
+}
+
+Attribute layoutOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t ? t.getEncoding() : Attribute();
+}
+
+/// Layouts the matmuls produce: a tile in one should stay there.
+bool isAccumulatorLayout(Attribute layout) {
+  if (auto slice = dyn_cast_or_null<SliceAttr>(layout))
+    return isa<WarpgroupMmaAttr>(slice.getParent());
+  return isa_and_nonnull<WarpgroupMmaAttr>(layout);
+}
+
+/// The accumulator layout `v` was converted out of, if any.
+Attribute accumulatorSource(Value v) {
+  auto cvt = v.getDefiningOp<ConvertLayoutOp>();
+  if (!cvt)
+    return {};
+  Attribute src = layoutOf(cvt.getSource());
+  return isAccumulatorLayout(src) ? src : Attribute();
+}
+
+/// `v` in `layout`: through the conversion it came out of, rebuilt there
+/// when it is a splat or constant (free in any layout), else converted.
+Value materializeIn(PatternRewriter &rewriter, Location loc, Value v,
+                    Attribute layout) {
+  auto type = withLayout(v.getType(), layout);
+  if (v.getType() == type)
+    return v;
+  if (auto cvt = v.getDefiningOp<ConvertLayoutOp>())
+    if (cvt.getSource().getType() == type)
+      return cvt.getSource();
+  if (auto splat = v.getDefiningOp<tensor::SplatOp>())
+    return rewriter.create<tensor::SplatOp>(loc, type, splat.getInput());
+  DenseElementsAttr dense;
+  if (matchPattern(v, m_Constant(&dense)) && dense.isSplat())
+    return rewriter.create<arith::ConstantOp>(loc, type, dense.reshape(type));
+  return rewriter.create<ConvertLayoutOp>(loc, type, v);
+}
+
+bool isElementwiseTileOp(Operation *op) {
+  if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
+    return false;
+  if (isa<gdn::MaskRowsOp, gdn::SigmoidOp>(op))
+    return true;
+  return op->hasTrait<OpTrait::Elementwise>() &&
+         llvm::all_of(op->getOperandTypes(),
+                      [](Type t) { return isa<RankedTensorType>(t); });
+}
+
+/// op(convert(acc), y, ...) -> convert(op(acc, convert(y), ...)).
+struct ElementwiseInAccumulator : RewritePattern {
+  ElementwiseInAccumulator(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwiseTileOp(op))
+      return failure();
+    Attribute target;
+    for (Value operand : op->getOperands())
+      if ((target = accumulatorSource(operand)))
+        break;
+    Type oldType = op->getResult(0).getType();
+    if (!target || layoutOf(op->getResult(0)) == target)
+      return failure();
+    Location loc = op->getLoc();
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands())
+      operands.push_back(isa<RankedTensorType>(operand.getType())
+                             ? materializeIn(rewriter, loc, operand, target)
+                             : operand);
+    Operation *moved = rewriter.clone(*op);
+    moved->setOperands(operands);
+    moved->getResult(0).setType(withLayout(oldType, target));
+    rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, oldType, moved->getResult(0));
+    return success();
+  }
+};
+
+/// scale_rows(convert(acc), v) -> convert(scale_rows(acc, v in acc's rows)).
+struct ScaleRowsInAccumulator : OpRewritePattern<gdn::ScaleRowsOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(gdn::ScaleRowsOp op,
+                                PatternRewriter &rewriter) const override {
+    auto acc = dyn_cast_or_null<WarpgroupMmaAttr>(accumulatorSource(op.getInput()));
+    if (!acc)
+      return failure();
+    Location loc = op.getLoc();
+    Value input = op.getInput().getDefiningOp<ConvertLayoutOp>().getSource();
+    Value scale = materializeIn(rewriter, loc, op.getScale(),
+                                SliceAttr::get(getContext(), 1, acc));
+    auto scaled = rewriter.create<gdn::ScaleRowsOp>(loc, input.getType(), input, scale);
+    rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, op.getType(), scaled);
+    return success();
+  }
+};
+
+/// A loop-carried tile whose next value leaves an accumulator through a
+/// conversion is carried in the accumulator: the conversion moves to the
+/// loop's entry (once) and to its uses.
+struct CarryInAccumulator : OpRewritePattern<scf::ForOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(scf::ForOp loop,
+                                PatternRewriter &rewriter) const override {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (auto [i, next] : llvm::enumerate(yield.getOperands())) {
+      Attribute acc = accumulatorSource(next);
+      if (!acc)
+        continue;
+      BlockArgument carried = loop.getRegionIterArg(i);
+      Type oldType = carried.getType();
+      Type accType = withLayout(oldType, acc);
+      Location loc = loop.getLoc();
+
+      rewriter.setInsertionPoint(loop);
+      Value init = materializeIn(rewriter, loc, loop.getInitArgs()[i], acc);
+      rewriter.modifyOpInPlace(loop, [&] {
+        loop.getInitArgsMutable()[i].assign(init);
+        carried.setType(accType);
+        loop.getResult(i).setType(accType);
+      });
+      rewriter.setInsertionPointToStart(loop.getBody());
+      auto inside = rewriter.create<ConvertLayoutOp>(loc, oldType, carried);
+      rewriter.replaceAllUsesExcept(carried, inside.getResult(), inside);
+      rewriter.modifyOpInPlace(yield, [&] {
+        yield->setOperand(i, next.getDefiningOp<ConvertLayoutOp>().getSource());
+      });
+      rewriter.setInsertionPointAfter(loop);
+      auto after = rewriter.create<ConvertLayoutOp>(loc, oldType, loop.getResult(i));
+      rewriter.replaceAllUsesExcept(loop.getResult(i), after.getResult(), after);
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// tensor.extract(convert(x)) -> tensor.extract(x): one element is read the
+/// same way from any layout.
+struct ExtractThroughConversion : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cvt = op.getTensor().getDefiningOp<ConvertLayoutOp>();
+    if (!cvt)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getTensorMutable().assign(cvt.getSource()); });
+    return success();
+  }
+};
+
+struct RemoveLayoutConversionsPass
+    : public gdn::impl::GDNGPURemoveLayoutConversionsBase<
+          RemoveLayoutConversionsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<ElementwiseInAccumulator>(&getContext());
+    patterns.add<ScaleRowsInAccumulator, CarryInAccumulator,
+                 ExtractThroughConversion>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace
