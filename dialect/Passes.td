@@ -189,4 +189,47 @@ def GDNGPURemoveLayoutConversions
                            "::mlir::scf::SCFDialect"];
 }
 
+def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
+  let summary = "lower tiles with layouts to per-thread registers, shared memory and wgmma";
+  let description = [{
+    In every `gpu.func`, each tile with a `gdn_gpu` layout becomes the vector
+    of the elements the calling thread holds (register order of the layout),
+    and each tile staged for the tensor cores its shared-memory buffer. One
+    file per op family (lib/Conversion/GDNGPUToNVVM):
+
+    - elementwise `arith` / `math` ops, splats, splat constants and
+      `gdn.mask_rows`: the same op per register;
+    - `gdn.tile_load` / `gdn.tile_store`: per-register global accesses, rows
+      past the row count read as zero and are not written;
+    - `gdn_gpu.convert_layout`: through shared memory; into a tensor-core
+      operand it writes the K-major 128-byte-swizzled layout (transposing
+      when the operand is used transposed) and fences it for the async proxy;
+    - `gdn.scale_rows`: one multiply per register, the factor from the row
+      slice;
+    - `gdn.matmul` with a `wgmma` result: `wgmma.mma_async` chains over K
+      from shared-memory descriptors (bf16 k16 or tf32 k8), the mask and the
+      decay applied to the accumulator registers.
+
+    The kernel's dynamic shared memory (staged operands, then the scratch
+    area of layout moves) is recorded as `gdn.shared_bytes_per_block`.
+    Scalar, `memref` and `scf` code is left for `convert-gpu-to-nvvm`. Ops
+    not lowered yet (`gdn.l2norm`, `gdn.cumsum`, `gdn.tri_inverse`, the state
+    ops, `tensor.extract` from a tile) make the conversion fail with a
+    diagnostic at the op.
+  }];
+  let options = [
+    Option<"mmaPrecision", "mma-precision", "std::string", /*default=*/"\"tf32\"",
+           "tensor-core operand precision: tf32 (fp32 operands, k8) or bf16 (k16)">
+  ];
+  let dependentDialects = ["::mlir::gdn_gpu::GDNGPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // GDN_PASSES_TD

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -147,6 +148,35 @@ void gdn::buildGPULayoutPipeline(OpPassManager &pm,
   pm.addPass(createLoopInvariantCodeMotionPass());
 }
 
+void gdn::buildGPUTilesToPTXPipeline(OpPassManager &pm,
+                                     const GPUTilesToPTXOptions &options) {
+  GDNGPULowerTilesOptions lower;
+  lower.mmaPrecision = options.mmaPrecision;
+  pm.addPass(createGDNGPULowerTiles(lower));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
+  gpu.addPass(createConvertVectorToLLVMPass());
+  gpu.addPass(createSCFToControlFlowPass());
+  gpu.addPass(memref::createExpandStridedMetadataPass());
+  gpu.addPass(createLowerAffinePass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  gpu.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  gpu.addPass(createConvertNVVMToLLVMPass());
+  gpu.addPass(createReconcileUnrealizedCastsPass());
+  gpu.addPass(createCanonicalizerPass());
+  gpu.addPass(createCSEPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 void gdn::registerGDNPassesAndPipelines() {
   registerGDNPasses();
   PassPipelineRegistration<CPUPipelineOptions>(
@@ -168,4 +198,9 @@ void gdn::registerGDNPassesAndPipelines() {
       "The register-tile GPU back end so far: schedule, inline, give every "
       "tile a layout anchored on the matmuls, remove needless conversions",
       buildGPULayoutPipeline);
+  PassPipelineRegistration<GPUTilesToPTXOptions>(
+      "gdn-gpu-tiles-to-ptx",
+      "Kernels of a gpu.module in the layout IR -> PTX: lower tiles to "
+      "registers, shared memory and wgmma, then GPU -> NVVM -> PTX",
+      buildGPUTilesToPTXPipeline);
 }

@@ -100,6 +100,21 @@ struct GPULayoutPipelineOptions
 void buildGPULayoutPipeline(OpPassManager &pm,
                             const GPULayoutPipelineOptions &options);
 
+/// gpu.module kernels in the layout IR -> PTX: gdn-gpu-lower-tiles, then
+/// upstream GPU -> NVVM (kernel memrefs as bare pointers) and PTX.
+struct GPUTilesToPTXOptions : public PassPipelineOptions<GPUTilesToPTXOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture (wgmma needs sm_90a)"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> mmaPrecision{
+      *this, "mma-precision",
+      llvm::cl::desc("tensor-core operand precision: tf32 or bf16"),
+      llvm::cl::init("tf32")};
+};
+
+void buildGPUTilesToPTXPipeline(OpPassManager &pm,
+                                const GPUTilesToPTXOptions &options);
+
 /// Registers every gdn pass and the named pipelines (gdn-cpu-pipeline,
 /// gdn-gpu-pipeline).
 void registerGDNPassesAndPipelines();

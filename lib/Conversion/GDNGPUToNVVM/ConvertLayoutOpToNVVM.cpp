@@ -1,0 +1,129 @@
+//===- ConvertLayoutOpToNVVM.cpp - moving tiles between layouts -----------===//
+//
+// Two moves, both through shared memory:
+// - between distributed layouts: every thread writes its registers to the
+//   scratch area (row-major), the block meets, every thread reads the
+//   elements its new layout gives it;
+// - into a tensor-core operand: every thread writes its registers, in the
+//   staged element type, to the operand's own buffer in the K-major
+//   128-byte-swizzled layout (transposing on the way when the operand is
+//   used transposed), then the writes are fenced for the async proxy and
+//   the block meets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::gdn_gpu;
+
+namespace {
+Value rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<Value> coord,
+                    ArrayRef<int64_t> shape) {
+  if (coord.size() == 1)
+    return coord[0];
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, coord[0],
+                            arith::ConstantIndexOp::create(b, loc, shape[1])),
+      coord[1]);
+}
+
+Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  if (type.getIntOrFloatBitWidth() < v.getType().getIntOrFloatBitWidth())
+    return arith::TruncFOp::create(b, loc, type, v);
+  return arith::ExtFOp::create(b, loc, type, v);
+}
+
+struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
+  ConvertLayoutThroughShared(TileTypeConverter &converter, MLIRContext *ctx,
+                             SharedMemoryPlan &plan)
+      : OpConversionPattern(converter, ctx), plan(plan) {}
+
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto src = op.getSource().getType();
+    auto dst = op.getType();
+    if (!getDistributedLayout(src))
+      return rewriter.notifyMatchFailure(op, "source has no distributed layout");
+    if (auto operand = dyn_cast_or_null<DotOperandAttr>(dst.getEncoding()))
+      return stageOperand(op, operand, adaptor.getSource(), rewriter);
+    if (getDistributedLayout(dst))
+      return redistribute(op, adaptor.getSource(), rewriter);
+    return rewriter.notifyMatchFailure(op, "unsupported layout pair");
+  }
+
+  LogicalResult redistribute(ConvertLayoutOp op, Value regs,
+                             ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto src = op.getSource().getType();
+    auto dst = op.getType();
+    Type elt = src.getElementType();
+    int64_t bytes = src.getNumElements() * elt.getIntOrFloatBitWidth() / 8;
+    if (bytes > plan.scratchBytes())
+      return rewriter.notifyMatchFailure(op, "scratch area too small");
+    Value scratch = sharedView(rewriter, loc, plan.scratchOffset(),
+                               src.getNumElements(), elt);
+    // The scratch area may still be read by the previous move.
+    emitBlockBarrier(rewriter, loc);
+    for (auto [reg, coord] : llvm::enumerate(emitThreadCoords(rewriter, loc, src))) {
+      Value v = vector::ExtractOp::create(rewriter, loc, regs, reg);
+      memref::StoreOp::create(rewriter, loc, v, scratch,
+                              rowMajorIndex(rewriter, loc, coord, src.getShape()));
+    }
+    emitBlockBarrier(rewriter, loc);
+    SmallVector<Value> out;
+    for (const auto &coord : emitThreadCoords(rewriter, loc, dst))
+      out.push_back(memref::LoadOp::create(
+          rewriter, loc, scratch,
+          rowMajorIndex(rewriter, loc, coord, dst.getShape())));
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, getTypeConverter()->convertType(dst), out);
+    return success();
+  }
+
+  LogicalResult stageOperand(ConvertLayoutOp op, DotOperandAttr operand,
+                             Value regs,
+                             ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto src = op.getSource().getType();
+    bool transposed = operand.getShared().getTransposed();
+    int64_t rows = src.getDimSize(transposed ? 1 : 0);
+    int64_t k = src.getDimSize(transposed ? 0 : 1);
+    auto bufferType = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
+    Type staged = bufferType.getElementType();
+    int64_t elementBytes = staged.getIntOrFloatBitWidth() / 8;
+    if (operand.getShared().getSwizzleBytes() != 128 || (k * elementBytes) % 128 != 0)
+      return rewriter.notifyMatchFailure(
+          op, "staged operands are 128-byte swizzled with whole 128-byte rows");
+    int64_t offset = plan.allocate(src.getNumElements() * elementBytes);
+    Value buffer = sharedView(rewriter, loc, offset, src.getNumElements(), staged);
+    for (auto [reg, coord] : llvm::enumerate(emitThreadCoords(rewriter, loc, src))) {
+      Value v = castTo(rewriter, loc,
+                       vector::ExtractOp::create(rewriter, loc, regs, reg), staged);
+      Value row = transposed ? coord[1] : coord[0];
+      Value kk = transposed ? coord[0] : coord[1];
+      memref::StoreOp::create(rewriter, loc, v, buffer,
+                              swizzledIndex(rewriter, loc, row, kk, rows, elementBytes));
+    }
+    emitBlockBarrier(rewriter, loc, /*asyncProxy=*/true);
+    rewriter.replaceOp(op, buffer);
+    return success();
+  }
+
+  SharedMemoryPlan &plan;
+};
+} // namespace
+
+void gdn_gpu::populateConvertLayoutOpToNVVMPatterns(TileTypeConverter &converter,
+                                                    RewritePatternSet &patterns,
+                                                    SharedMemoryPlan &plan) {
+  patterns.add<ConvertLayoutThroughShared>(converter, patterns.getContext(), plan);
+}

@@ -1,0 +1,118 @@
+//===- LowerTilesPass.cpp - gdn-gpu-lower-tiles ---------------------------===//
+//
+// Assembles the op families' patterns (one file each) into one dialect
+// conversion per kernel: tiles with layouts become per-thread vectors and
+// shared-memory buffers; scalar, memref and scf code stays for the upstream
+// GPU-to-NVVM lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLowering.h"
+
+#include "gdn/Dialect/GDNDialect.h"
+#include "gdn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::gdn {
+#define GEN_PASS_DEF_GDNGPULOWERTILES
+#include "Passes.h.inc"
+} // namespace mlir::gdn
+
+using namespace mlir;
+using namespace mlir::gdn_gpu;
+
+namespace {
+bool hasTileWithLayout(TypeRange types) {
+  return llvm::any_of(types, [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && tensor.getEncoding() &&
+           tensor.getEncoding().getDialect().getNamespace() == "gdn_gpu";
+  });
+}
+
+/// Scratch bytes the kernel's layout moves need: the largest tile moved
+/// between distributed layouts, and the decay vectors read by column.
+int64_t scratchBytesOf(gpu::GPUFuncOp kernel) {
+  int64_t bytes = 0;
+  kernel.walk([&](Operation *op) {
+    if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
+      auto src = cvt.getSource().getType();
+      if (getDistributedLayout(src) && getDistributedLayout(cvt.getType()))
+        bytes = std::max<int64_t>(
+            bytes, src.getNumElements() * src.getElementTypeBitWidth() / 8);
+    } else if (auto mm = dyn_cast<gdn::MatmulOp>(op)) {
+      if (Value decay = mm.getDecay())
+        bytes = std::max<int64_t>(
+            bytes, cast<RankedTensorType>(decay.getType()).getNumElements() * 4);
+    }
+  });
+  return bytes;
+}
+
+struct LowerTilesPass
+    : public gdn::impl::GDNGPULowerTilesBase<LowerTilesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MmaPrecision precision;
+    if (mmaPrecision == "bf16")
+      precision = MmaPrecision::bf16;
+    else if (mmaPrecision == "tf32")
+      precision = MmaPrecision::tf32;
+    else {
+      mlir::emitError(getOperation().getLoc())
+          << "gdn-gpu-lower-tiles: mma-precision must be bf16 or tf32, got '"
+          << mmaPrecision << "'";
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+    TileTypeConverter converter(ctx, precision);
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<arith::ArithDialect, math::MathDialect,
+                           vector::VectorDialect, memref::MemRefDialect,
+                           gpu::GPUDialect, NVVM::NVVMDialect,
+                           LLVM::LLVMDialect>();
+    target.addIllegalDialect<GDNGPUDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *op) {
+      return !hasTileWithLayout(op->getOperandTypes()) &&
+             !hasTileWithLayout(op->getResultTypes());
+    });
+    // Ops that work on whole tiles are legal only without layouts.
+    target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect,
+                                      tensor::TensorDialect, gdn::GDNDialect>(
+        [](Operation *op) {
+          return !hasTileWithLayout(op->getOperandTypes()) &&
+                 !hasTileWithLayout(op->getResultTypes());
+        });
+
+    auto result = getOperation().walk([&](gpu::GPUFuncOp kernel) {
+      SharedMemoryPlan plan(scratchBytesOf(kernel));
+      RewritePatternSet patterns(ctx);
+      populateElementwiseOpToNVVMPatterns(converter, patterns);
+      populateLoadStoreOpToNVVMPatterns(converter, patterns);
+      populateConvertLayoutOpToNVVMPatterns(converter, patterns, plan);
+      populateRowOpToNVVMPatterns(converter, patterns);
+      populateMatmulOpToWGMMAPatterns(converter, patterns, plan);
+      scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                           target);
+      if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
+        return WalkResult::interrupt();
+      kernel->setAttr("gdn.shared_bytes_per_block",
+                      IntegerAttr::get(IntegerType::get(ctx, 64), plan.totalBytes()));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,195 @@
+//===- MatmulOpToWGMMA.cpp - gdn.matmul on Hopper's warpgroup MMA ---------===//
+//
+// NVIDIA-specific. Both operands are staged K-major in 128-byte-swizzled
+// shared memory (ConvertLayoutOpToNVVM.cpp); the result is the wgmma
+// accumulator, which is the tile's registers in the #gdn_gpu.wgmma layout.
+// A 64-row slab of the result is one chain of wgmma.mma_async over K (k16
+// for bf16 operands, k8 for tf32); a 128-row result is two chains. The
+// matrix descriptors are built by hand, as Triton does: start address >> 4,
+// leading byte offset 16, stride byte offset 1024 (8 rows of 128 bytes),
+// swizzle mode 1 (128 bytes). A k step moves the start address along the
+// 128-byte row; the next 128 bytes of K are the next slab.
+//
+// The mask and the exp(gamma_i - gamma_j) decay are applied to the
+// accumulator registers: a thread holds gamma of its rows (the row slice),
+// and reads gamma of its columns from the scratch area.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLowering.h"
+
+#include "gdn/Dialect/GDNDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::gdn_gpu;
+
+namespace {
+constexpr int64_t kRowsPerInstruction = 64;
+// Leading byte offset 16 (>> 4 = 1, bits 16-29), stride byte offset 1024
+// (>> 4 = 64, bits 32-45), 128-byte swizzle (mode 1, bits 62-63).
+constexpr uint64_t kDescriptorBits = (1ull << 16) | (64ull << 32) | (1ull << 62);
+
+Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 64);
+}
+
+/// The shared-window address of a staged buffer, as i64.
+Value sharedAddress(OpBuilder &b, Location loc, Value buffer) {
+  Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), idx);
+}
+
+Value descriptor(OpBuilder &b, Location loc, Value base, int64_t byteOffset) {
+  Value addr = arith::AddIOp::create(b, loc, base, i64Const(b, loc, byteOffset));
+  Value field = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr, i64Const(b, loc, 0x3FFFF)),
+      i64Const(b, loc, 4));
+  return arith::OrIOp::create(b, loc, field,
+                              i64Const(b, loc, static_cast<int64_t>(kDescriptorBits)));
+}
+
+struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
+  MatmulOnWarpgroupMma(TileTypeConverter &converter, MLIRContext *ctx,
+                       SharedMemoryPlan &plan)
+      : OpConversionPattern(converter, ctx), plan(plan) {}
+
+  LogicalResult
+  matchAndRewrite(gdn::MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = op.getType();
+    auto mma = dyn_cast_or_null<WarpgroupMmaAttr>(resultType.getEncoding());
+    if (!mma)
+      return failure();
+    int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    int64_t k = lhsType.getDimSize(op.getTransposeA() ? 0 : 1);
+    if (mma.getWarpsPerCTA()[0] != kWarpsPerWarpgroup || mma.getWarpsPerCTA()[1] != 1 ||
+        mma.getInstrN() != n || m % kRowsPerInstruction != 0)
+      return rewriter.notifyMatchFailure(
+          op, "one warpgroup, instrN = N and 64-row slabs are supported");
+    auto staged = cast<MemRefType>(adaptor.getLhs().getType()).getElementType();
+    bool bf16 = staged.isBF16();
+    int64_t elementBytes = bf16 ? 2 : 4, kStep = bf16 ? 16 : 8;
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Type f32 = rewriter.getF32Type();
+    auto accType = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(n / 2, f32));
+    Value aBase = sharedAddress(rewriter, loc, adaptor.getLhs());
+    Value bBase = sharedAddress(rewriter, loc, adaptor.getRhs());
+    auto wgmmaType = NVVM::WGMMATypesAttr::get(
+        ctx, bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::tf32);
+
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    SmallVector<Value> accs;
+    for (int64_t rm = 0; rm < m / kRowsPerInstruction; ++rm) {
+      Value acc = LLVM::ZeroOp::create(rewriter, loc, accType);
+      for (int64_t k0 = 0; k0 < k; k0 += kStep) {
+        int64_t kb = k0 * elementBytes, slab = kb / 128, inRow = kb % 128;
+        Value descA = descriptor(rewriter, loc, aBase,
+                                 slab * m * 128 + rm * kRowsPerInstruction * 128 + inRow);
+        Value descB = descriptor(rewriter, loc, bBase, slab * n * 128 + inRow);
+        acc = NVVM::WgmmaMmaAsyncOp::create(
+            rewriter, loc, accType, acc, descA, descB,
+            NVVM::MMAShapeAttr::get(ctx, kRowsPerInstruction, n, kStep),
+            wgmmaType, wgmmaType,
+            NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+            NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+            NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+            NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
+            /*satfinite=*/nullptr);
+      }
+      accs.push_back(acc);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    // Wait for all groups before reading the accumulator (a later wait makes
+    // ptxas serialise the MMAs: C7514).
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+
+    SmallVector<Value> regs;
+    for (Value acc : accs)
+      for (int64_t i = 0; i < n / 2; ++i)
+        regs.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, i));
+    if (op.getMask() != gdn::MaskKind::none)
+      applyMaskAndDecay(op, adaptor, regs, rewriter);
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, getTypeConverter()->convertType(resultType), regs);
+    return success();
+  }
+
+  void applyMaskAndDecay(gdn::MatmulOp op, OpAdaptor adaptor,
+                         SmallVectorImpl<Value> &regs,
+                         ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto resultType = op.getType();
+    auto coords = emitThreadCoords(rewriter, loc, resultType);
+    Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+    bool strict = op.getMask() == gdn::MaskKind::strict;
+
+    SmallVector<Value> rowGamma, colGamma;
+    if (Value decay = adaptor.getDecay()) {
+      // gamma of the rows: the thread's own slice registers.
+      SmallVector<int64_t> rowOf = sliceRegisterOf(resultType, 1);
+      for (int64_t r : rowOf)
+        rowGamma.push_back(vector::ExtractOp::create(rewriter, loc, decay, r));
+      // gamma of the columns: through the scratch area, written by the
+      // first lane of each quad (the four lanes of a quad hold the same rows).
+      auto decayType = cast<RankedTensorType>(op.getDecay().getType());
+      int64_t len = decayType.getDimSize(0);
+      Value scratch = sharedView(rewriter, loc, plan.scratchOffset(), len,
+                                 rewriter.getF32Type());
+      emitBlockBarrier(rewriter, loc);
+      Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+      Value quadLead = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(rewriter, loc, tid,
+                                 arith::ConstantIndexOp::create(rewriter, loc, 4)),
+          arith::ConstantIndexOp::create(rewriter, loc, 0));
+      auto guard = scf::IfOp::create(rewriter, loc, quadLead, /*withElse=*/false);
+      {
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPointToStart(guard.thenBlock());
+        for (auto [reg, c] :
+             llvm::enumerate(emitThreadCoords(rewriter, loc, decayType))) {
+          Value v = vector::ExtractOp::create(rewriter, loc, decay, reg);
+          memref::StoreOp::create(rewriter, loc, v, scratch, c[0]);
+        }
+      }
+      emitBlockBarrier(rewriter, loc);
+      for (const auto &c : coords)
+        colGamma.push_back(memref::LoadOp::create(rewriter, loc, scratch, c[1]));
+    }
+    for (auto [i, c] : llvm::enumerate(coords)) {
+      Value keep = arith::CmpIOp::create(
+          rewriter, loc, strict ? arith::CmpIPredicate::ult : arith::CmpIPredicate::ule,
+          c[1], c[0]);
+      Value v = regs[i];
+      if (!rowGamma.empty()) {
+        Value diff = arith::SubFOp::create(rewriter, loc, rowGamma[i], colGamma[i]);
+        v = arith::MulFOp::create(rewriter, loc, v, math::ExpOp::create(rewriter, loc, diff));
+      }
+      regs[i] = arith::SelectOp::create(rewriter, loc, keep, v, zero);
+    }
+  }
+
+  SharedMemoryPlan &plan;
+};
+} // namespace
+
+void gdn_gpu::populateMatmulOpToWGMMAPatterns(TileTypeConverter &converter,
+                                              RewritePatternSet &patterns,
+                                              SharedMemoryPlan &plan) {
+  patterns.add<MatmulOnWarpgroupMma>(converter, patterns.getContext(), plan);
+}

@@ -1,0 +1,208 @@
+//===- TileLowering.cpp - tiles as per-thread registers -------------------===//
+
+#include "TileLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::gdn_gpu;
+
+//===----------------------------------------------------------------------===//
+// Shared memory and types
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr int64_t kSharedAlignment = 1024;
+} // namespace
+
+SharedMemoryPlan::SharedMemoryPlan(int64_t scratchBytes)
+    : scratch(llvm::alignTo(scratchBytes, kSharedAlignment)), next(scratch) {}
+
+int64_t SharedMemoryPlan::allocate(int64_t bytes) {
+  int64_t offset = next;
+  next += llvm::alignTo(bytes, kSharedAlignment);
+  return offset;
+}
+
+static gpu::AddressSpaceAttr workgroupSpace(MLIRContext *ctx) {
+  return gpu::AddressSpaceAttr::get(ctx,
+                                    gpu::GPUDialect::getWorkgroupAddressSpace());
+}
+
+TileTypeConverter::TileTypeConverter(MLIRContext *ctx, MmaPrecision precision)
+    : precision(precision) {
+  addConversion([](Type type) { return type; });
+  addConversion([this, ctx](RankedTensorType type) -> Type {
+    Attribute enc = type.getEncoding();
+    if (isa_and_nonnull<DistributedLayoutAttr>(enc))
+      return VectorType::get({registersPerThread(type)}, type.getElementType());
+    if (isa_and_nonnull<DotOperandAttr>(enc))
+      return MemRefType::get({type.getNumElements()}, stagedElementType(ctx),
+                             MemRefLayoutAttrInterface(), workgroupSpace(ctx));
+    return type;
+  });
+}
+
+Type TileTypeConverter::stagedElementType(MLIRContext *ctx) const {
+  return precision == MmaPrecision::bf16 ? Type(BFloat16Type::get(ctx))
+                                         : Type(Float32Type::get(ctx));
+}
+
+int64_t gdn_gpu::registersPerThread(RankedTensorType type) {
+  auto layout = cast<DistributedLayoutAttr>(type.getEncoding());
+  return layout.getElementCoords(type.getShape(), 0).size();
+}
+
+Value gdn_gpu::sharedView(OpBuilder &b, Location loc, int64_t offset,
+                          int64_t elements, Type elementType) {
+  MLIRContext *ctx = b.getContext();
+  auto space = workgroupSpace(ctx);
+  Value smem = gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8),
+                      MemRefLayoutAttrInterface(), space));
+  auto type = MemRefType::get({elements}, elementType,
+                              MemRefLayoutAttrInterface(), space);
+  return memref::ViewOp::create(b, loc, type, smem,
+                                arith::ConstantIndexOp::create(b, loc, offset),
+                                ValueRange{});
+}
+
+Value gdn_gpu::swizzledIndex(OpBuilder &b, Location loc, Value row, Value k,
+                             int64_t rows, int64_t elementBytes) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  // Byte kb of row `row`: slab kb / 128 (slabs of rows x 128 bytes), then
+  // the row's 16-byte unit (kb % 128) / 16 XOR row % 8.
+  Value kb = arith::MulIOp::create(b, loc, k, c(elementBytes));
+  Value slab = arith::DivUIOp::create(b, loc, kb, c(128));
+  Value inRow = arith::RemUIOp::create(b, loc, kb, c(128));
+  Value unit = arith::DivUIOp::create(b, loc, inRow, c(16));
+  Value phase = arith::RemUIOp::create(b, loc, row, c(8));
+  Value swizzled = arith::XOrIOp::create(b, loc, unit, phase);
+  Value byte = arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, slab, c(rows * 128)),
+          arith::MulIOp::create(b, loc, row, c(128))),
+      arith::AddIOp::create(b, loc,
+                            arith::MulIOp::create(b, loc, swizzled, c(16)),
+                            arith::RemUIOp::create(b, loc, inRow, c(16))));
+  return arith::DivUIOp::create(b, loc, byte, c(elementBytes));
+}
+
+void gdn_gpu::emitBlockBarrier(OpBuilder &b, Location loc, bool asyncProxy) {
+  if (asyncProxy)
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  NVVM::Barrier0Op::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Thread maps at run time
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Per dimension: the calling thread's first coordinate and the extent one
+/// pass of the layout covers. Register r then holds base + offset(r), where
+/// offset(r) is thread 0's coordinate (getElementCoords), wrapped when the
+/// tile is smaller than the layout's pass.
+struct ThreadBase {
+  SmallVector<Value> base;
+  SmallVector<int64_t> extent;
+};
+
+ThreadBase threadBase(OpBuilder &b, Location loc, DistributedLayoutAttr layout,
+                      Value tid) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value lane = arith::RemUIOp::create(b, loc, tid, c(kWarpSize));
+  Value warp = arith::DivUIOp::create(b, loc, tid, c(kWarpSize));
+  return llvm::TypeSwitch<Attribute, ThreadBase>(layout)
+      .Case([&](BlockedAttr blocked) {
+        unsigned rank = blocked.getRank();
+        ThreadBase tb{SmallVector<Value>(rank), SmallVector<int64_t>(rank)};
+        SmallVector<Value> laneIdx(rank), warpIdx(rank);
+        Value l = lane, w = warp;
+        for (unsigned d : blocked.getOrder()) {
+          laneIdx[d] = arith::RemUIOp::create(b, loc, l, c(blocked.getThreadsPerWarp()[d]));
+          l = arith::DivUIOp::create(b, loc, l, c(blocked.getThreadsPerWarp()[d]));
+          warpIdx[d] = arith::RemUIOp::create(b, loc, w, c(blocked.getWarpsPerCTA()[d]));
+          w = arith::DivUIOp::create(b, loc, w, c(blocked.getWarpsPerCTA()[d]));
+        }
+        for (unsigned d = 0; d < rank; ++d) {
+          int64_t spt = blocked.getSizePerThread()[d];
+          int64_t tpw = blocked.getThreadsPerWarp()[d];
+          Value t = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, warpIdx[d], c(tpw)), laneIdx[d]);
+          tb.base[d] = arith::MulIOp::create(b, loc, t, c(spt));
+          tb.extent[d] = spt * tpw * blocked.getWarpsPerCTA()[d];
+        }
+        return tb;
+      })
+      .Case([&](WarpgroupMmaAttr mma) {
+        int64_t wm = mma.getWarpsPerCTA()[0], n = mma.getInstrN();
+        Value warpM = arith::RemUIOp::create(b, loc, warp, c(wm));
+        Value warpN = arith::DivUIOp::create(b, loc, warp, c(wm));
+        Value row = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, warpM, c(16)),
+            arith::DivUIOp::create(b, loc, lane, c(4)));
+        Value col = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, warpN, c(n)),
+            arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, lane, c(4)), c(2)));
+        return ThreadBase{{row, col}, {16 * wm, n * int64_t(mma.getWarpsPerCTA()[1])}};
+      })
+      .Case([&](SliceAttr slice) {
+        ThreadBase parent = threadBase(b, loc, slice.getParent(), tid);
+        unsigned keep = 1 - slice.getDim();
+        return ThreadBase{{parent.base[keep]}, {parent.extent[keep]}};
+      })
+      .Default([](Attribute) -> ThreadBase {
+        llvm_unreachable("not a distributed layout");
+      });
+}
+} // namespace
+
+SmallVector<SmallVector<Value>> gdn_gpu::emitThreadCoords(OpBuilder &b,
+                                                          Location loc,
+                                                          RankedTensorType type) {
+  auto layout = cast<DistributedLayoutAttr>(type.getEncoding());
+  ArrayRef<int64_t> shape = type.getShape();
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  ThreadBase tb = threadBase(b, loc, layout, tid);
+  SmallVector<SmallVector<Value>> coords;
+  for (const auto &offsets : layout.getElementCoords(shape, 0)) {
+    SmallVector<Value> c;
+    for (unsigned d = 0; d < shape.size(); ++d) {
+      Value v = arith::AddIOp::create(
+          b, loc, tb.base[d], arith::ConstantIndexOp::create(b, loc, offsets[d]));
+      if (shape[d] < tb.extent[d])
+        v = arith::RemUIOp::create(b, loc, v,
+                                   arith::ConstantIndexOp::create(b, loc, shape[d]));
+      c.push_back(v);
+    }
+    coords.push_back(std::move(c));
+  }
+  return coords;
+}
+
+SmallVector<int64_t> gdn_gpu::sliceRegisterOf(RankedTensorType parent,
+                                              unsigned dim) {
+  auto layout = cast<DistributedLayoutAttr>(parent.getEncoding());
+  auto slice = cast<DistributedLayoutAttr>(
+      SliceAttr::get(parent.getContext(), dim, layout));
+  unsigned keep = 1 - dim;
+  auto sliceCoords = slice.getElementCoords({parent.getDimSize(keep)}, 0);
+  SmallVector<int64_t> map;
+  for (const auto &c : layout.getElementCoords(parent.getShape(), 0)) {
+    auto it = llvm::find_if(sliceCoords, [&](const SmallVector<int64_t> &s) {
+      return s[0] == c[keep];
+    });
+    assert(it != sliceCoords.end() && "a parent register outside its slice");
+    map.push_back(it - sliceCoords.begin());
+  }
+  return map;
+}

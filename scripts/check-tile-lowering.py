@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Numerical check of the register-tile lowering on a GPU.
+
+Two steps, on two machines:
+
+  # where MLIR is (the development machine): compile the check kernels
+  scripts/check-tile-lowering.py compile --gdn-opt build/bin/gdn-opt --out build/tile-checks
+
+  # on the GPU machine (PyTorch, libcuda), carrying build/tile-checks
+  scripts/check-tile-lowering.py run --dir build/tile-checks
+
+`compile` lowers test/GPU/Inputs/wy-tiles.mlir with gdn-gpu-tiles-to-ptx
+(gdn-gpu-lower-tiles, then NVVM and PTX) and records each kernel's dynamic
+shared memory. `run` launches it through the CUDA driver API (one block of
+one warpgroup) on fresh random inputs with a ragged tail, outputs poisoned
+with NaN first, and compares against a float64 evaluation of the kernel's
+definition on the same bf16 inputs:
+
+  kk  = beta (.) (K K^T (.) exp(gamma_i - gamma_j)), j < i   (rows < n written)
+  kv  = kk V
+  upd = V^T K
+
+It fails when an error exceeds its bound, when a row past the tail was
+written, or when an element that must be written is still NaN.
+"""
+import argparse
+import ctypes
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+KERNELS = [  # (input file, kernel, operand precisions)
+    ("test/GPU/Inputs/wy-tiles.mlir", "wy_tiles", ["bf16"]),
+]
+BLOCK_THREADS = 128
+
+
+def compile_kernels(args):
+    os.makedirs(args.out, exist_ok=True)
+    for path, kernel, precisions in KERNELS:
+        src = os.path.join(ROOT, path)
+        for prec in precisions:
+            name = f"{kernel}-{prec}"
+            lowered = subprocess.run(
+                [args.gdn_opt, src, f"--gdn-gpu-lower-tiles=mma-precision={prec}"],
+                check=True, capture_output=True, text=True).stdout
+            shared = int(re.search(r"gdn.shared_bytes_per_block = (\d+)", lowered).group(1))
+            binary = subprocess.run(
+                [args.gdn_opt, src, f"--gdn-gpu-tiles-to-ptx=mma-precision={prec}"],
+                check=True, capture_output=True, text=True).stdout
+            asm = re.search(r'assembly = "((?:[^"\\]|\\.)*)"', binary).group(1)
+            ptx = re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), asm)
+            with open(os.path.join(args.out, name + ".ptx"), "w") as f:
+                f.write(ptx)
+            with open(os.path.join(args.out, name + ".json"), "w") as f:
+                json.dump({"kernel": kernel, "precision": prec, "shared_bytes": shared}, f)
+            print(f"{name}: {ptx.count('wgmma.mma_async')} wgmma.mma_async, "
+                  f"{shared} bytes of dynamic shared memory")
+            if args.ptxas:
+                assemble(args, os.path.join(args.out, name + ".ptx"))
+
+
+def assemble(args, ptx):
+    """ptxas must accept the PTX; with cuobjdump, the SASS must use HGMMA."""
+    cubin = ptx[:-4] + ".cubin"
+    log = subprocess.run([args.ptxas, "-arch=sm_90a", "-v", ptx, "-o", cubin],
+                         capture_output=True, text=True)
+    if log.returncode != 0:
+        sys.exit(f"ptxas rejects {ptx}:\n{log.stderr}")
+    used = re.search(r"Used (\d+) registers", log.stderr)
+    spills = re.search(r"(\d+) bytes spill stores", log.stderr)
+    print(f"  ptxas: {used.group(1)} registers, {spills.group(1)} bytes spill stores")
+    if args.cuobjdump:
+        sass = subprocess.run([args.cuobjdump, "-sass", cubin], check=True,
+                              capture_output=True, text=True,
+                              env=dict(os.environ, PATH=os.path.dirname(args.cuobjdump)
+                                       + os.pathsep + os.environ.get("PATH", ""))).stdout
+        hgmma = len(re.findall(r"\bHGMMA\.", sass))
+        print(f"  SASS: {hgmma} HGMMA")
+        if hgmma == 0:
+            sys.exit(f"no HGMMA in the SASS of {cubin}")
+
+
+class Driver:
+    """The few CUDA driver calls the check needs, in PyTorch's context."""
+
+    def __init__(self):
+        import torch
+        torch.zeros(1, device="cuda")
+        self.cu = ctypes.CDLL("libcuda.so.1")
+        self.check(self.cu.cuInit(0), "cuInit")
+
+    def check(self, res, what):
+        if res != 0:
+            s = ctypes.c_char_p()
+            self.cu.cuGetErrorString(res, ctypes.byref(s))
+            raise RuntimeError(f"{what}: CUresult {res} ({(s.value or b'?').decode()})")
+
+    def load(self, ptx, kernel, shared):
+        data = ctypes.create_string_buffer(ptx.encode() + b"\0")
+        self.module = ctypes.c_void_p()
+        self.check(self.cu.cuModuleLoadData(ctypes.byref(self.module), data), "cuModuleLoadData")
+        fn = ctypes.c_void_p()
+        self.check(self.cu.cuModuleGetFunction(ctypes.byref(fn), self.module, kernel.encode()),
+                   "cuModuleGetFunction")
+        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+        self.check(self.cu.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                              ctypes.c_int(shared)), "cuFuncSetAttribute")
+        return fn
+
+    def launch(self, fn, shared, args):
+        import torch
+        holders = [ctypes.c_void_p(a.data_ptr()) if hasattr(a, "data_ptr") else ctypes.c_int64(a)
+                   for a in args]
+        params = (ctypes.c_void_p * len(holders))(
+            *[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        self.cu.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [
+            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        self.check(self.cu.cuLaunchKernel(fn, 1, 1, 1, BLOCK_THREADS, 1, 1, shared, stream,
+                                          params, None), "cuLaunchKernel")
+        torch.cuda.synchronize()
+
+
+def rel(got, ref):
+    """Relative L2 error; absolute where the reference is zero."""
+    import torch
+    err = torch.linalg.norm(got.double() - ref).item()
+    norm = torch.linalg.norm(ref).item()
+    return err / norm if norm > 0 else err
+
+
+def check_wy_tiles(driver, fn, shared, prec, n, seed):
+    import torch
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    dev = "cuda"
+    k = torch.nn.functional.normalize(torch.randn(64, 128, device=dev, generator=g), dim=1)
+    k = k.to(torch.bfloat16)
+    v = torch.randn(64, 128, device=dev, generator=g).to(torch.bfloat16)
+    beta = torch.rand(64, device=dev, generator=g)
+    gamma = torch.cumsum(-torch.rand(64, device=dev, generator=g) * 0.5, 0)
+    kk_out = torch.full((64, 64), float("nan"), device=dev)
+    kv_out = torch.full((64, 128), float("nan"), device=dev)
+    upd_out = torch.full((128, 128), float("nan"), device=dev)
+    driver.launch(fn, shared, [k, v, beta, gamma, kk_out, kv_out, upd_out, n])
+
+    # The kernel's definition in float64 on the same inputs; rows n.. of
+    # k, v and beta read as zero.
+    live = (torch.arange(64, device=dev) < n).double()
+    kd = k.double() * live[:, None]
+    vd = v.double() * live[:, None]
+    bd = beta.double() * live
+    gd = gamma.double()
+    decay = torch.exp(gd[:, None] - gd[None, :]) * torch.tril(torch.ones(64, 64, device=dev, dtype=torch.float64), -1)
+    kk = bd[:, None] * (kd @ kd.T) * decay
+    kv = kk @ vd
+    upd = vd.T @ kd
+
+    # Staged bf16 operands round kk (an fp32 tile) before kv; K and V are
+    # bf16 already, so kk and upd are exact up to fp32 accumulation.
+    bounds = {"kk": 1e-5, "kv": 1e-2 if prec == "bf16" else 1e-3, "upd": 1e-5}
+    errs = {"kk": rel(kk_out[:n], kk[:n]), "kv": rel(kv_out, kv), "upd": rel(upd_out, upd)}
+    problems = [f"{name} rel err {e:.2e} > {bounds[name]:.0e}" for name, e in errs.items()
+                if not e <= bounds[name]]
+    if n < 64 and not torch.isnan(kk_out[n:]).all():
+        problems.append("kk rows past the tail were written")
+    for name, t in (("kk", kk_out[:n]), ("kv", kv_out), ("upd", upd_out)):
+        if torch.isnan(t).any():
+            problems.append(f"{name}: {int(torch.isnan(t).sum())} elements not written")
+    line = ", ".join(f"{name} {e:.2e}" for name, e in errs.items())
+    return problems, line
+
+
+def run_checks(args):
+    import torch
+    driver = Driver()
+    print("device:", torch.cuda.get_device_name())
+    failures = 0
+    for _, kernel, precisions in KERNELS:
+        for prec in precisions:
+            name = f"{kernel}-{prec}"
+            meta = json.load(open(os.path.join(args.dir, name + ".json")))
+            ptx = open(os.path.join(args.dir, name + ".ptx")).read()
+            fn = driver.load(ptx, meta["kernel"], meta["shared_bytes"])
+            for n, seed in ((64, 1), (37, 2), (2, 3)):
+                problems, line = check_wy_tiles(driver, fn, meta["shared_bytes"], prec, n, seed)
+                status = "FAIL " + "; ".join(problems) if problems else "PASS"
+                print(f"{name} n={n:2d}: {line}  {status}")
+                failures += bool(problems)
+    print("tile lowering checks:", "all passed" if not failures else f"{failures} failed")
+    return 1 if failures else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("compile")
+    c.add_argument("--gdn-opt", required=True)
+    c.add_argument("--out", required=True)
+    c.add_argument("--ptxas", help="also assemble the PTX for sm_90a")
+    c.add_argument("--cuobjdump", help="with --ptxas: also require HGMMA in the SASS")
+    r = sub.add_parser("run")
+    r.add_argument("--dir", required=True)
+    args = ap.parse_args()
+    return compile_kernels(args) if args.cmd == "compile" else run_checks(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main() or 0)

@@ -1,0 +1,88 @@
+// RUN: gdn-opt %s -split-input-file --gdn-gpu-lower-tiles=mma-precision=bf16 | FileCheck %s
+// RUN: gdn-opt %s -split-input-file --gdn-gpu-lower-tiles=mma-precision=tf32 | FileCheck %s --check-prefix=TF32
+// RUN: not gdn-opt %s -split-input-file --gdn-gpu-lower-tiles=mma-precision=fp8 2>&1 | FileCheck %s --check-prefix=BADPREC
+// RUN: gdn-opt %S/Inputs/wy-tiles.mlir --gdn-gpu-lower-tiles=mma-precision=bf16 | FileCheck %s --check-prefix=WY
+
+// BADPREC: gdn-gpu-lower-tiles: mma-precision must be bf16 or tf32, got 'fp8'
+
+#mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 64>
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#a = #gdn_gpu.dot_operand<opIdx = 0, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>>
+#b = #gdn_gpu.dot_operand<opIdx = 1, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // A 64x64 accumulator is 32 registers a thread; elementwise work, splats
+  // and constants act on them in place. Staging an operand writes its own
+  // shared buffer (16 KiB each in bf16, after the 16 KiB scratch area of the
+  // move back to a blocked layout), fences it for the async proxy and meets
+  // the block; the
+  // product is a chain of wgmma over K (bf16: k16, 8 steps for K = 128;
+  // tf32: k8, 16 steps), waited for before its registers are read.
+  // CHECK-LABEL: gpu.func @mm
+  // CHECK-SAME: gdn.shared_bytes_per_block = 49152
+  // CHECK: memref.view {{.*}} to memref<8192xbf16, #gpu.address_space<workgroup>>
+  // CHECK: memref.store {{.*}} : memref<8192xbf16, #gpu.address_space<workgroup>>
+  // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+  // CHECK: %[[ACC:.*]] = vector.from_elements {{.*}} : vector<32xf32>
+  // CHECK: %[[TWO:.*]] = arith.constant dense<2.000000e+00> : vector<32xf32>
+  // CHECK: %[[S:.*]] = vector.broadcast %{{.*}} : f32 to vector<32xf32>
+  // CHECK: %[[X:.*]] = arith.mulf %[[ACC]], %[[TWO]] : vector<32xf32>
+  // CHECK: arith.addf %[[X]], %[[S]] : vector<32xf32>
+  // TF32-LABEL: gpu.func @mm
+  // TF32-SAME: gdn.shared_bytes_per_block = 81920
+  // TF32-COUNT-16: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+  // TF32-NOT: nvvm.wgmma.mma_async
+  gpu.func @mm(%km: memref<64x128xf32>, %out: memref<64x64xf32>, %s: f32) kernel {
+    %c0 = arith.constant 0 : index
+    %k = gdn.tile_load %km[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+    %ka = gdn_gpu.convert_layout %k : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #a>
+    %kb = gdn_gpu.convert_layout %k : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #b>
+    %kk = gdn.matmul %ka, %kb transpose_b mask none
+        : tensor<64x128xf32, #a>, tensor<64x128xf32, #b> -> tensor<64x64xf32, #mma>
+    %two = arith.constant dense<2.0> : tensor<64x64xf32, #mma>
+    %splat = tensor.splat %s : tensor<64x64xf32, #mma>
+    %x = arith.mulf %kk, %two : tensor<64x64xf32, #mma>
+    %y = arith.addf %x, %splat : tensor<64x64xf32, #mma>
+    %yb = gdn_gpu.convert_layout %y : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+    gdn.tile_store %yb, %out[%c0, %c0] dims [0, 1] : tensor<64x64xf32, #blocked>, memref<64x64xf32>
+    gpu.return
+  }
+}
+}
+
+// -----
+
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // Loads and stores with a row count: the row index is clamped and the
+  // value selected for loads, stores are guarded. 64 x 64 over 128 threads:
+  // 32 registers, 32 loads and 32 guarded stores a thread.
+  // CHECK-LABEL: gpu.func @ragged
+  // CHECK-COUNT-32: arith.select %{{.*}}, %{{.*}}, %c0{{.*}} : index
+  // CHECK: vector.from_elements {{.*}} : vector<32xf32>
+  // CHECK-COUNT-32: scf.if
+  gpu.func @ragged(%m: memref<64x64xf32>, %o: memref<64x64xf32>, %n: index) kernel {
+    %c0 = arith.constant 0 : index
+    %t = gdn.tile_load %m[%c0, %c0] dims [0, 1] rows %n : memref<64x64xf32> -> tensor<64x64xf32, #blocked>
+    gdn.tile_store %t, %o[%c0, %c0] dims [0, 1] rows %n : tensor<64x64xf32, #blocked>, memref<64x64xf32>
+    gpu.return
+  }
+}
+}
+
+// The check kernel of scripts/check-tile-lowering.py: a masked, decayed
+// K K^T (8 steps of m64n64k16), kk V (4 steps of m64n128k16) and V^T K (a
+// 128-row result: 2 x 4 steps of m64n128k16); operands and the scratch area
+// in 152 KiB of dynamic shared memory.
+// WY-LABEL: gpu.func @wy_tiles
+// WY-SAME: gdn.shared_bytes_per_block = 155648
+// WY-COUNT-8: <m = 64, n = 64, k = 16>
+// WY-COUNT-12: <m = 64, n = 128, k = 16>
+// WY-NOT: nvvm.wgmma.mma_async
