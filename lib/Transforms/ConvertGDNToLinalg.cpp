@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Dialect/GDNDialect.h"
+#include "gdn/Dialect/ScalarFormulas.h"
 #include "gdn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -198,17 +199,10 @@ struct PageLookupLowering : OpConversionPattern<PageLookupOp> {
   LogicalResult
   matchAndRewrite(PageLookupOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto asIndex = [&](Value v) -> Value {
-      return arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
-                                        v);
-    };
-    Value start = asIndex(memref::LoadOp::create(
-        rewriter, loc, adaptor.getPageIndptr(), ValueRange{adaptor.getSeq()}));
-    Value pos = arith::AddIOp::create(rewriter, loc, start, adaptor.getPage());
-    rewriter.replaceOp(op, asIndex(memref::LoadOp::create(
-                               rewriter, loc, adaptor.getPageIndices(),
-                               ValueRange{pos})));
+    rewriter.replaceOp(op, emitPageLookup(rewriter, op.getLoc(),
+                                          adaptor.getPageIndices(),
+                                          adaptor.getPageIndptr(),
+                                          adaptor.getSeq(), adaptor.getPage()));
     return success();
   }
 };
@@ -246,47 +240,23 @@ struct GateLowering : OpConversionPattern<GateOp> {
   matchAndRewrite(GateOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    switch (op.getDomain()) {
-    case GateDomain::log:
-      rewriter.replaceOp(op, adaptor.getInput());
-      return success();
-    case GateDomain::linear:
-      rewriter.replaceOp(
-          op, elementwise(rewriter, loc, op.getType(), adaptor.getInput(), {},
-                          [](OpBuilder &b, Location l, ValueRange args) {
-                            // alpha = 0 (a full reset) gives log 0 = -inf and
-                            // then inf - inf in decay ratios; any g <= -200
-                            // already decays to exactly 0 in f32.
-                            Value g = math::LogOp::create(b, l, args[0]);
-                            return arith::MaximumFOp::create(
-                                b, l, g, f32Const(b, l, -200.0));
-                          }));
-      return success();
-    case GateDomain::raw: {
-      // g = -exp(A_log) * softplus(a + dt_bias); softplus(x) = x above 20.
-      Value negDecayRate = arith::NegFOp::create(
-          rewriter, loc, math::ExpOp::create(rewriter, loc, adaptor.getALog()));
-      Value dtBias = adaptor.getDtBias();
-      rewriter.replaceOp(
-          op, elementwise(
-                  rewriter, loc, op.getType(), adaptor.getInput(), {},
-                  [&](OpBuilder &b, Location l, ValueRange args) {
-                    Value x = arith::AddFOp::create(b, l, args[0], dtBias);
-                    Value big = arith::CmpFOp::create(
-                        b, l, arith::CmpFPredicate::OGT, x, f32Const(b, l, 20));
-                    // exp of the clamped x: the unused branch must not
-                    // overflow to inf.
-                    Value clamped = arith::MinimumFOp::create(
-                        b, l, x, f32Const(b, l, 20));
-                    Value soft = math::Log1pOp::create(
-                        b, l, math::ExpOp::create(b, l, clamped));
-                    Value sp = arith::SelectOp::create(b, l, big, x, soft);
-                    return arith::MulFOp::create(b, l, negDecayRate, sp);
-                  }));
+    Value input = adaptor.getInput();
+    if (op.getDomain() == GateDomain::log) {
+      rewriter.replaceOp(op, input);
       return success();
     }
-    }
-    return failure();
+    Value negDecayRate = op.getDomain() == GateDomain::raw
+                             ? emitNegDecayRate(rewriter, loc, adaptor.getALog())
+                             : Value();
+    GateDomain domain = op.getDomain();
+    Value dtBias = adaptor.getDtBias();
+    rewriter.replaceOp(
+        op, elementwise(rewriter, loc, op.getType(), input, {},
+                        [&](OpBuilder &b, Location l, ValueRange args) {
+                          return emitGate(b, l, domain, args[0], negDecayRate,
+                                          dtBias);
+                        }));
+    return success();
   }
 };
 
@@ -299,13 +269,7 @@ struct SigmoidLowering : OpConversionPattern<SigmoidOp> {
         op, elementwise(rewriter, op.getLoc(), op.getType(),
                         adaptor.getInput(), {},
                         [](OpBuilder &b, Location l, ValueRange args) {
-                          // 1 / (1 + exp(-x)): exp overflows to inf for very
-                          // negative x, giving exactly 0, never NaN.
-                          Value e = math::ExpOp::create(
-                              b, l, arith::NegFOp::create(b, l, args[0]));
-                          Value one = f32Const(b, l, 1.0);
-                          return arith::DivFOp::create(
-                              b, l, one, arith::AddFOp::create(b, l, one, e));
+                          return emitSigmoid(b, l, args[0]);
                         }));
     return success();
   }
@@ -372,11 +336,8 @@ struct L2NormLowering : OpConversionPattern<L2NormOp> {
         op, elementwise(rewriter, loc, type, {adaptor.getInput(), sumSq},
                         {id, row},
                         [&](OpBuilder &b, Location l, ValueRange args) {
-                          Value r = math::RsqrtOp::create(
-                              b, l,
-                              arith::AddFOp::create(b, l, args[1],
-                                                    f32Const(b, l, eps)));
-                          return arith::MulFOp::create(b, l, args[0], r);
+                          return arith::MulFOp::create(
+                              b, l, args[0], emitInverseNorm(b, l, args[1], eps));
                         }));
     return success();
   }

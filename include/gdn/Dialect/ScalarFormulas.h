@@ -1,0 +1,34 @@
+//===- ScalarFormulas.h - scalar bodies of gdn ops --------------*- C++ -*-===//
+//
+// The scalar bodies of gdn.gate, gdn.sigmoid, gdn.l2norm's scale and
+// gdn.page_lookup, shared by every back end (the CPU's linalg bodies and the
+// GPU's per-register code), so the numerics (clamps, overflow-safe forms)
+// and the page-table walk are written once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_DIALECT_SCALARFORMULAS_H
+#define GDN_DIALECT_SCALARFORMULAS_H
+
+#include "gdn/Dialect/GDNDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::gdn {
+/// log decay g of one input x of a gate in `domain`. For raw gates,
+/// `negDecayRate` = -exp(A_log) and `dtBias` are the head's scalars.
+Value emitGate(OpBuilder &b, Location loc, GateDomain domain, Value x,
+               Value negDecayRate, Value dtBias);
+/// -exp(A_log), once per head.
+Value emitNegDecayRate(OpBuilder &b, Location loc, Value aLog);
+/// 1 / (1 + exp(-x)).
+Value emitSigmoid(OpBuilder &b, Location loc, Value x);
+/// rsqrt(sumOfSquares + eps), the factor of an l2-normalised row.
+Value emitInverseNorm(OpBuilder &b, Location loc, Value sumOfSquares, double eps);
+/// The pool row of page `page` of sequence `seq`:
+/// page_indices[page_indptr[seq] + page], as an index.
+Value emitPageLookup(OpBuilder &b, Location loc, Value pageIndices,
+                     Value pageIndptr, Value seq, Value page);
+} // namespace mlir::gdn
+
+#endif // GDN_DIALECT_SCALARFORMULAS_H

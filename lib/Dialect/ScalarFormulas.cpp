@@ -1,0 +1,67 @@
+//===- ScalarFormulas.cpp - scalar bodies of gdn ops ----------------------===//
+
+#include "gdn/Dialect/ScalarFormulas.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::gdn;
+
+static Value f32Const(OpBuilder &b, Location loc, double v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+}
+
+Value gdn::emitNegDecayRate(OpBuilder &b, Location loc, Value aLog) {
+  return arith::NegFOp::create(b, loc, math::ExpOp::create(b, loc, aLog));
+}
+
+Value gdn::emitGate(OpBuilder &b, Location l, GateDomain domain, Value x,
+                    Value negDecayRate, Value dtBias) {
+  switch (domain) {
+  case GateDomain::log:
+    return x;
+  case GateDomain::linear: {
+    // alpha = 0 (a full reset) gives log 0 = -inf and then inf - inf in
+    // decay ratios; any g <= -200 already decays to exactly 0 in f32.
+    Value g = math::LogOp::create(b, l, x);
+    return arith::MaximumFOp::create(b, l, g, f32Const(b, l, -200.0));
+  }
+  case GateDomain::raw: {
+    // g = -exp(A_log) * softplus(a + dt_bias); softplus(x) = x above 20.
+    Value s = arith::AddFOp::create(b, l, x, dtBias);
+    Value big = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, s,
+                                      f32Const(b, l, 20));
+    // exp of the clamped value: the unused branch must not overflow to inf.
+    Value clamped = arith::MinimumFOp::create(b, l, s, f32Const(b, l, 20));
+    Value soft = math::Log1pOp::create(b, l, math::ExpOp::create(b, l, clamped));
+    Value sp = arith::SelectOp::create(b, l, big, s, soft);
+    return arith::MulFOp::create(b, l, negDecayRate, sp);
+  }
+  }
+  llvm_unreachable("unknown gate domain");
+}
+
+Value gdn::emitSigmoid(OpBuilder &b, Location l, Value x) {
+  // exp overflows to inf for very negative x, giving exactly 0, never NaN.
+  Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
+  Value one = f32Const(b, l, 1.0);
+  return arith::DivFOp::create(b, l, one, arith::AddFOp::create(b, l, one, e));
+}
+
+Value gdn::emitInverseNorm(OpBuilder &b, Location l, Value sumOfSquares,
+                           double eps) {
+  return math::RsqrtOp::create(
+      b, l, arith::AddFOp::create(b, l, sumOfSquares, f32Const(b, l, eps)));
+}
+
+Value gdn::emitPageLookup(OpBuilder &b, Location loc, Value pageIndices,
+                          Value pageIndptr, Value seq, Value page) {
+  auto asIndex = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  };
+  Value start = asIndex(memref::LoadOp::create(b, loc, pageIndptr, ValueRange{seq}));
+  Value pos = arith::AddIOp::create(b, loc, start, page);
+  return asIndex(memref::LoadOp::create(b, loc, pageIndices, ValueRange{pos}));
+}
