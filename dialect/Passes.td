@@ -205,17 +205,23 @@ def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
       operand it writes the K-major 128-byte-swizzled layout (transposing
       when the operand is used transposed) and fences it for the async proxy;
     - `gdn.scale_rows`: one multiply per register, the factor from the row
-      slice;
+      slice; `gdn.l2norm`: a per-thread sum, then xor shuffles over the lanes
+      that share a row;
+    - `gdn.gate`, `gdn.sigmoid`: per-register formulas shared with the CPU
+      path; `gdn.cumsum`, `tensor.extract` of a tile element and
+      `gdn.tri_inverse` through the scratch area (the inverse solves one
+      column per thread, with no barrier inside its loops);
+    - `gdn.state_load` / `gdn.state_store` and `gdn.page_lookup`: plain
+      loads and stores;
     - `gdn.matmul` with a `wgmma` result: `wgmma.mma_async` chains over K
       from shared-memory descriptors (bf16 k16 or tf32 k8), the mask and the
       decay applied to the accumulator registers.
 
-    The kernel's dynamic shared memory (staged operands, then the scratch
-    area of layout moves) is recorded as `gdn.shared_bytes_per_block`.
-    Scalar, `memref` and `scf` code is left for `convert-gpu-to-nvvm`. Ops
-    not lowered yet (`gdn.l2norm`, `gdn.cumsum`, `gdn.tri_inverse`, the state
-    ops, `tensor.extract` from a tile) make the conversion fail with a
-    diagnostic at the op.
+    The kernel's dynamic shared memory (the scratch area of layout moves,
+    then the staged operands, which share bytes when their lives do not
+    overlap) is recorded as `gdn.shared_bytes_per_block`. Scalar, `memref`
+    and `scf` code is left for `convert-gpu-to-nvvm`. The kernels run on one
+    warpgroup (128 threads).
   }];
   let options = [
     Option<"mmaPrecision", "mma-precision", "std::string", /*default=*/"\"tf32\"",

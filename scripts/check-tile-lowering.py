@@ -9,9 +9,11 @@ Two steps, on two machines:
   # on the GPU machine (PyTorch, libcuda), carrying build/tile-checks
   scripts/check-tile-lowering.py run --dir build/tile-checks
 
-`compile` lowers test/GPU/Inputs/wy-tiles.mlir with gdn-gpu-tiles-to-ptx
-(gdn-gpu-lower-tiles, then NVVM and PTX) and records each kernel's dynamic
-shared memory. `run` launches it through the CUDA driver API (one block of
+`compile` lowers the check kernels (test/GPU/Inputs: wy-tiles.mlir, in the
+layout IR; chunk-prepare.mlir, one chunk of the kernel's prepare stage,
+given layouts by gdn-gpu-assign-layouts / -remove-layout-conversions and
+outlined first) with gdn-gpu-tiles-to-ptx under both operand precisions,
+and records each kernel's dynamic shared memory. `run` launches it through the CUDA driver API (one block of
 one warpgroup) on fresh random inputs with a ragged tail, outputs poisoned
 with NaN first, and compares against a float64 evaluation of the kernel's
 definition on the same bf16 inputs:
@@ -20,8 +22,10 @@ definition on the same bf16 inputs:
   kv  = kk V
   upd = V^T K
 
-It fails when an error exceeds its bound, when a row past the tail was
-written, or when an element that must be written is still NaN.
+and chunk_prepare's W, U, K decayed, Q decayed, Q K^T (.) D and gamma
+against SPEC.md's chunked form (raw gates, sigmoid beta, l2norm). It fails
+when an error exceeds its bound, when a row past the tail was written, or
+when an element that must be written is still NaN.
 """
 import argparse
 import ctypes
@@ -33,16 +37,26 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-KERNELS = [  # (input file, kernel, operand precisions)
-    ("test/GPU/Inputs/wy-tiles.mlir", "wy_tiles", ["bf16"]),
+# (input file, kernel, operand precisions, passes before the lowering: the
+# layout passes and the outlining for kernels written without layouts)
+PREPARE = ("builtin.module(gdn-gpu-assign-layouts,gdn-gpu-remove-layout-conversions,"
+           "canonicalize,cse,gdn-gpu-outline{block-size=128})")
+KERNELS = [
+    ("test/GPU/Inputs/wy-tiles.mlir", "wy_tiles", ["bf16", "tf32"], None),
+    ("test/GPU/Inputs/chunk-prepare.mlir", "chunk_prepare", ["bf16", "tf32"], PREPARE),
 ]
 BLOCK_THREADS = 128
 
 
 def compile_kernels(args):
     os.makedirs(args.out, exist_ok=True)
-    for path, kernel, precisions in KERNELS:
+    for path, kernel, precisions, prepare in KERNELS:
         src = os.path.join(ROOT, path)
+        if prepare:
+            laid_out = os.path.join(args.out, kernel + "-layouts.mlir")
+            subprocess.run([args.gdn_opt, src, f"--pass-pipeline={prepare}", "-o", laid_out],
+                           check=True)
+            src = laid_out
         for prec in precisions:
             name = f"{kernel}-{prec}"
             lowered = subprocess.run(
@@ -113,9 +127,20 @@ class Driver:
         return fn
 
     def launch(self, fn, shared, args):
+        """Kernel memrefs as expanded descriptors (allocated and aligned
+        pointer, offset, sizes, strides), index as i64, float as f32."""
         import torch
-        holders = [ctypes.c_void_p(a.data_ptr()) if hasattr(a, "data_ptr") else ctypes.c_int64(a)
-                   for a in args]
+        holders = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                holders += [ctypes.c_void_p(a.data_ptr()), ctypes.c_void_p(a.data_ptr()),
+                            ctypes.c_int64(0)]
+                holders += [ctypes.c_int64(x) for x in a.shape]
+                holders += [ctypes.c_int64(x) for x in a.stride()]
+            elif isinstance(a, float):
+                holders.append(ctypes.c_float(a))
+            else:
+                holders.append(ctypes.c_int64(a))
         params = (ctypes.c_void_p * len(holders))(
             *[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
@@ -163,16 +188,75 @@ def check_wy_tiles(driver, fn, shared, prec, n, seed):
     # Staged bf16 operands round kk (an fp32 tile) before kv; K and V are
     # bf16 already, so kk and upd are exact up to fp32 accumulation.
     bounds = {"kk": 1e-5, "kv": 1e-2 if prec == "bf16" else 1e-3, "upd": 1e-5}
-    errs = {"kk": rel(kk_out[:n], kk[:n]), "kv": rel(kv_out, kv), "upd": rel(upd_out, upd)}
-    problems = [f"{name} rel err {e:.2e} > {bounds[name]:.0e}" for name, e in errs.items()
-                if not e <= bounds[name]]
+    problems, line = verdict({"kk": (kk_out[:n], kk[:n]), "kv": (kv_out, kv),
+                              "upd": (upd_out, upd)}, bounds)
     if n < 64 and not torch.isnan(kk_out[n:]).all():
         problems.append("kk rows past the tail were written")
-    for name, t in (("kk", kk_out[:n]), ("kv", kv_out), ("upd", upd_out)):
-        if torch.isnan(t).any():
-            problems.append(f"{name}: {int(torch.isnan(t).sum())} elements not written")
-    line = ", ".join(f"{name} {e:.2e}" for name, e in errs.items())
     return problems, line
+
+
+def verdict(results, bounds):
+    """Errors against bounds, and outputs that must be written but are NaN."""
+    import torch
+    errs = {name: rel(got, ref) for name, (got, ref) in results.items()}
+    problems = [f"{name} rel err {e:.2e} > {bounds[name]:.0e}" for name, e in errs.items()
+                if not e <= bounds[name]]
+    for name, (got, _) in results.items():
+        if torch.isnan(got).any():
+            problems.append(f"{name}: {int(torch.isnan(got).sum())} elements not written")
+    return problems, ", ".join(f"{name} {e:.2e}" for name, e in errs.items())
+
+
+def check_chunk_prepare(driver, fn, shared, prec, n, seed):
+    """One chunk of the prepare stage against SPEC.md's chunked form."""
+    import torch
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    dev = "cuda"
+    q = torch.randn(64, 128, device=dev, generator=g).to(torch.bfloat16)
+    k = torch.randn(64, 128, device=dev, generator=g).to(torch.bfloat16)
+    v = torch.randn(64, 128, device=dev, generator=g).to(torch.bfloat16)
+    a = torch.randn(64, device=dev, generator=g)
+    b = torch.randn(64, device=dev, generator=g)
+    alog, dtb = -0.7, -2.0
+    outs = {name: torch.full(shape, float("nan"), device=dev) for name, shape in (
+        ("w", (64, 128)), ("u", (64, 128)), ("kd", (64, 128)), ("qg", (64, 128)),
+        ("qk", (64, 64)), ("gamma", (64,)))}
+    driver.launch(fn, shared, [q, k, v, a, b, alog, dtb, outs["w"], outs["u"], outs["kd"],
+                               outs["qg"], outs["qk"], outs["gamma"], n,
+                               torch.empty(0, device=dev, dtype=torch.uint8)])
+
+    f64 = torch.float64
+    live = (torch.arange(64, device=dev) < n).to(f64)
+    qd, kd_, vd = (x.to(f64) * live[:, None] for x in (q, k, v))
+    x = a.to(f64) * live + dtb
+    softplus = torch.where(x > 20, x, torch.log1p(torch.exp(torch.clamp(x, max=20))))
+    gate = -torch.exp(torch.tensor(alog, dtype=f64)) * softplus * live
+    beta = torch.sigmoid(b.to(f64) * live) * live
+    qn = qd * torch.rsqrt((qd * qd).sum(1, keepdim=True) + 1e-6)
+    kn = kd_ * torch.rsqrt((kd_ * kd_).sum(1, keepdim=True) + 1e-6)
+    gamma = torch.cumsum(gate, 0)
+    eg = torch.exp(gamma)
+    diff = gamma[:, None] - gamma[None, :]
+    strict = torch.tril(torch.ones(64, 64, device=dev, dtype=f64), -1)
+    causal = torch.tril(torch.ones(64, 64, device=dev, dtype=f64))
+    A = beta[:, None] * (kn @ kn.T) * torch.exp(diff * strict) * strict
+    tm = torch.linalg.inv(torch.eye(64, device=dev, dtype=f64) + A)
+    ref = {
+        "w": tm @ ((beta * eg)[:, None] * kn),
+        "u": tm @ (beta[:, None] * vd),
+        "kd": torch.exp(gamma[-1] - gamma)[:, None] * kn,
+        "qg": eg[:, None] * qn,
+        "qk": (qn @ kn.T) * torch.exp(diff * causal) * causal,
+        "gamma": gamma,
+    }
+    # Matmul outputs carry the staged operands' rounding (bf16: 2^-9);
+    # the rest is fp32 arithmetic.
+    mm = 1e-2 if prec == "bf16" else 2e-3
+    bounds = {"w": mm, "u": mm, "qk": mm, "kd": 1e-5, "qg": 1e-5, "gamma": 1e-5}
+    return verdict({name: (outs[name], ref[name]) for name in ref}, bounds)
+
+
+CHECKS = {"wy_tiles": check_wy_tiles, "chunk_prepare": check_chunk_prepare}
 
 
 def run_checks(args):
@@ -180,14 +264,14 @@ def run_checks(args):
     driver = Driver()
     print("device:", torch.cuda.get_device_name())
     failures = 0
-    for _, kernel, precisions in KERNELS:
+    for _, kernel, precisions, _ in KERNELS:
         for prec in precisions:
             name = f"{kernel}-{prec}"
             meta = json.load(open(os.path.join(args.dir, name + ".json")))
             ptx = open(os.path.join(args.dir, name + ".ptx")).read()
             fn = driver.load(ptx, meta["kernel"], meta["shared_bytes"])
             for n, seed in ((64, 1), (37, 2), (2, 3)):
-                problems, line = check_wy_tiles(driver, fn, meta["shared_bytes"], prec, n, seed)
+                problems, line = CHECKS[kernel](driver, fn, meta["shared_bytes"], prec, n, seed)
                 status = "FAIL " + "; ".join(problems) if problems else "PASS"
                 print(f"{name} n={n:2d}: {line}  {status}")
                 failures += bool(problems)

@@ -123,8 +123,10 @@ def GDNGPU_NVMMASharedAttr : GDNGPU_Attr<"NVMMAShared", "nvmma_shared"> {
     8-row groups of `8 x swizzleBytes` bytes, the 16-byte units of row `r`
     XOR-ed with `r % 8`: the 128-byte swizzle of `wgmma` descriptors (mode 1)
     and of `cp.async.bulk.tensor`. A wider tile is a sequence of such
-    column slabs. `transposed` says the tile is stored with its first
-    dimension contiguous (an MN-major operand).
+    column slabs. Operands are always staged K-major (each staged row holds
+    K elements of one row of A or one column of B); `transposed` says the
+    tile's own rows run along K, so staging transposes it: A used as `A^T`
+    (`transpose_a`), or B used as is (B is `K x N`, staged `N x K`).
 
     ```mlir
     #smem = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>

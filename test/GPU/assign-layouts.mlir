@@ -11,6 +11,7 @@
 // CHECK-DAG: #[[B1:.*]] = #gdn_gpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 // CHECK-DAG: #[[MMA64:.*]] = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 64>
 // CHECK-DAG: #[[SHARED:.*]] = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>
+// CHECK-NOT: transposed = true
 // CHECK-DAG: #[[A64:.*]] = #gdn_gpu.dot_operand<opIdx = 0, parent = #[[MMA64]], shared = #[[SHARED]]>
 // CHECK-DAG: #[[B64:.*]] = #gdn_gpu.dot_operand<opIdx = 1, parent = #[[MMA64]], shared = #[[SHARED]]>
 // CHECK-DAG: #[[ROWS:.*]] = #gdn_gpu.slice<dim = 1, parent = #[[MMA64]]>
@@ -36,7 +37,12 @@ func.func @kkt(%k: tensor<64x128xf32>, %gamma: tensor<64xf32>) -> tensor<64x64xf
 // -----
 
 // Region arguments, loop results and scalars: tiles only, consistently.
+// Operands are staged K-major: A used transposed and B used as is are
+// transposed on the way.
 // CHECK-DAG: #[[MMA128:.*]] = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 128>
+// CHECK-DAG: #[[T:.*]] = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = true>
+// CHECK-DAG: #{{.*}} = #gdn_gpu.dot_operand<opIdx = 0, parent = #[[MMA128]], shared = #[[T]]>
+// CHECK-DAG: #{{.*}} = #gdn_gpu.dot_operand<opIdx = 1, parent = #[[MMA128]], shared = #[[T]]>
 // CHECK-LABEL: func.func @loop
 // CHECK: scf.for {{.*}} iter_args(%[[M:.*]] = %{{.*}}) -> (tensor<128x128xf32, #[[BL:.*]]>)
 // CHECK: gdn.matmul {{.*}} transpose_a mask none {{.*}} -> tensor<128x128xf32, #[[MMA128]]>

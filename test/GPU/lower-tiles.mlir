@@ -79,10 +79,64 @@ gpu.module @k {
 
 // The check kernel of scripts/check-tile-lowering.py: a masked, decayed
 // K K^T (8 steps of m64n64k16), kk V (4 steps of m64n128k16) and V^T K (a
-// 128-row result: 2 x 4 steps of m64n128k16); operands and the scratch area
-// in 152 KiB of dynamic shared memory.
+// 128-row result: 2 x 4 steps of m64n128k16). The 64 KiB scratch area (the
+// 128 x 128 fp32 result's move) and five 16 KiB staged operands fit in
+// 96 KiB: operands whose lives do not overlap share bytes.
 // WY-LABEL: gpu.func @wy_tiles
-// WY-SAME: gdn.shared_bytes_per_block = 155648
+// WY-SAME: gdn.shared_bytes_per_block = 98304
 // WY-COUNT-8: <m = 64, n = 64, k = 16>
 // WY-COUNT-12: <m = 64, n = 128, k = 16>
 // WY-NOT: nvvm.wgmma.mma_async
+
+// -----
+
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#vec = #gdn_gpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // l2norm: the eight lanes of a row meet through three xor shuffles, no
+  // shared memory. The cumulative sum, an element of a tile, and the
+  // triangular inverse go through the scratch area; the inverse solves one
+  // column per thread (threads below 64), with no barrier inside its loops.
+  // State tiles and page lookups are plain loads.
+  // CHECK-LABEL: gpu.func @families
+  // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32 : f32
+  // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32, %c32_i32 : f32
+  // CHECK: gpu.shuffle xor %{{.*}}, %c4_i32, %c32_i32 : f32
+  // CHECK: math.rsqrt
+  // CHECK: nvvm.barrier0
+  // CHECK: nvvm.barrier0
+  // CHECK: scf.for {{.*}} iter_args
+  // CHECK: memref.load %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>
+  // CHECK: nvvm.barrier0
+  // CHECK: nvvm.barrier0
+  // CHECK: scf.if
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK: arith.negf
+  // CHECK: nvvm.barrier0
+  // CHECK: memref.load %{{.*}} : memref<?xi64>
+  // CHECK: memref.load %{{.*}} : memref<?xi64>
+  // CHECK: memref.load %{{.*}} : memref<?x?x64x64xf32>
+  gpu.func @families(%x: memref<64x128xf32>, %g: memref<64xf32>, %a: memref<64x64xf32>,
+                     %pool: memref<?x?x64x64xf32>, %indices: memref<?xi64>, %indptr: memref<?xi64>,
+                     %o: memref<64x128xf32>, %c: memref<64xf32>, %t: memref<64x64xf32>, %last: memref<1xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %c63 = arith.constant 63 : index
+    %xt = gdn.tile_load %x[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+    %xn = gdn.l2norm %xt : tensor<64x128xf32, #blocked>
+    gdn.tile_store %xn, %o[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
+    %gt = gdn.tile_load %g[%c0] dims [0] : memref<64xf32> -> tensor<64xf32, #vec>
+    %cs = gdn.cumsum %gt : tensor<64xf32, #vec>
+    gdn.tile_store %cs, %c[%c0] dims [0] : tensor<64xf32, #vec>, memref<64xf32>
+    %e = tensor.extract %cs[%c63] : tensor<64xf32, #vec>
+    memref.store %e, %last[%c0] : memref<1xf32>
+    %at = gdn.tile_load %a[%c0, %c0] dims [0, 1] : memref<64x64xf32> -> tensor<64x64xf32, #blocked>
+    %inv = gdn.tri_inverse %at : tensor<64x64xf32, #blocked>
+    %page = gdn.page_lookup %indices, %indptr[%c0, %c0] : memref<?xi64>, memref<?xi64>
+    %m = gdn.state_load %pool[%page, %c0] : memref<?x?x64x64xf32> -> tensor<64x64xf32, #blocked>
+    %sum = arith.addf %inv, %m : tensor<64x64xf32, #blocked>
+    gdn.tile_store %sum, %t[%c0, %c0] dims [0, 1] : tensor<64x64xf32, #blocked>, memref<64x64xf32>
+    gpu.return
+  }
+}
+}

@@ -16,23 +16,13 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::gdn_gpu;
 
 namespace {
-Value rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<Value> coord,
-                    ArrayRef<int64_t> shape) {
-  if (coord.size() == 1)
-    return coord[0];
-  return arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, coord[0],
-                            arith::ConstantIndexOp::create(b, loc, shape[1])),
-      coord[1]);
-}
-
 Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   if (v.getType() == type)
     return v;
@@ -69,16 +59,7 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
     int64_t bytes = src.getNumElements() * elt.getIntOrFloatBitWidth() / 8;
     if (bytes > plan.scratchBytes())
       return rewriter.notifyMatchFailure(op, "scratch area too small");
-    Value scratch = sharedView(rewriter, loc, plan.scratchOffset(),
-                               src.getNumElements(), elt);
-    // The scratch area may still be read by the previous move.
-    emitBlockBarrier(rewriter, loc);
-    for (auto [reg, coord] : llvm::enumerate(emitThreadCoords(rewriter, loc, src))) {
-      Value v = vector::ExtractOp::create(rewriter, loc, regs, reg);
-      memref::StoreOp::create(rewriter, loc, v, scratch,
-                              rowMajorIndex(rewriter, loc, coord, src.getShape()));
-    }
-    emitBlockBarrier(rewriter, loc);
+    Value scratch = writeToScratch(rewriter, loc, plan, regs, src);
     SmallVector<Value> out;
     for (const auto &coord : emitThreadCoords(rewriter, loc, dst))
       out.push_back(memref::LoadOp::create(
@@ -103,8 +84,10 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
     if (operand.getShared().getSwizzleBytes() != 128 || (k * elementBytes) % 128 != 0)
       return rewriter.notifyMatchFailure(
           op, "staged operands are 128-byte swizzled with whole 128-byte rows");
-    int64_t offset = plan.allocate(src.getNumElements() * elementBytes);
-    Value buffer = sharedView(rewriter, loc, offset, src.getNumElements(), staged);
+    Value buffer = sharedView(rewriter, loc, plan.offsetOf(op), src.getNumElements(),
+                              staged);
+    // The buffer's bytes may still be read by an earlier operand's matmul.
+    emitBlockBarrier(rewriter, loc);
     for (auto [reg, coord] : llvm::enumerate(emitThreadCoords(rewriter, loc, src))) {
       Value v = castTo(rewriter, loc,
                        vector::ExtractOp::create(rewriter, loc, regs, reg), staged);
@@ -120,10 +103,34 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
 
   SharedMemoryPlan &plan;
 };
+
+/// One element of a tile, for every thread: through the scratch area.
+struct ExtractThroughShared : OpConversionPattern<tensor::ExtractOp> {
+  ExtractThroughShared(TileTypeConverter &converter, MLIRContext *ctx,
+                       SharedMemoryPlan &plan)
+      : OpConversionPattern(converter, ctx), plan(plan) {}
+
+  LogicalResult
+  matchAndRewrite(tensor::ExtractOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getTensor().getType());
+    if (!getDistributedLayout(type))
+      return failure();
+    Location loc = op.getLoc();
+    Value scratch = writeToScratch(rewriter, loc, plan, adaptor.getTensor(), type);
+    SmallVector<Value> idx(adaptor.getIndices().begin(), adaptor.getIndices().end());
+    rewriter.replaceOpWithNewOp<memref::LoadOp>(
+        op, scratch, rowMajorIndex(rewriter, loc, idx, type.getShape()));
+    return success();
+  }
+
+  SharedMemoryPlan &plan;
+};
 } // namespace
 
 void gdn_gpu::populateConvertLayoutOpToNVVMPatterns(TileTypeConverter &converter,
                                                     RewritePatternSet &patterns,
                                                     SharedMemoryPlan &plan) {
-  patterns.add<ConvertLayoutThroughShared>(converter, patterns.getContext(), plan);
+  patterns.add<ConvertLayoutThroughShared, ExtractThroughShared>(
+      converter, patterns.getContext(), plan);
 }

@@ -11,6 +11,7 @@
 #include "TileLowering.h"
 
 #include "gdn/Dialect/GDNDialect.h"
+#include "gdn/Dialect/ScalarFormulas.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -31,34 +32,65 @@ SmallVector<Value> indicesOf(OpBuilder &b, Location loc, ValueRange corner,
   return idx;
 }
 
+/// The registers of a tile of `type` read from `source` at `corner` along
+/// `dims`; rows at or past `rows` (when given) are zero.
+Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
+                    RankedTensorType type, Value source, ValueRange corner,
+                    ArrayRef<int64_t> dims, Value rows) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> out;
+  for (SmallVector<Value> coord : emitThreadCoords(b, loc, type)) {
+    Value keep;
+    if (rows) {
+      keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coord[0], rows);
+      coord[0] = arith::SelectOp::create(b, loc, keep, coord[0], c0);
+    }
+    Value v = memref::LoadOp::create(b, loc, source,
+                                     indicesOf(b, loc, corner, dims, coord));
+    out.push_back(keep ? arith::SelectOp::create(b, loc, keep, v, zero) : v);
+  }
+  return vector::FromElementsOp::create(b, loc, converter.convertType(type), out);
+}
+
+/// The registers `regs` of a tile of `type` written to `dest`; rows at or
+/// past `rows` (when given) are not written.
+void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value regs,
+                    Value dest, ValueRange corner, ArrayRef<int64_t> dims,
+                    Value rows) {
+  for (auto [reg, coord] : llvm::enumerate(emitThreadCoords(b, loc, type))) {
+    Value v = vector::ExtractOp::create(b, loc, regs, reg);
+    SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
+    if (!rows) {
+      memref::StoreOp::create(b, loc, v, dest, idx);
+      continue;
+    }
+    Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coord[0], rows);
+    auto guard = scf::IfOp::create(b, loc, keep, /*withElse=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(guard.thenBlock());
+    memref::StoreOp::create(b, loc, v, dest, idx);
+  }
+}
+
+/// pool[page, head, :, :]: the corner and the walked dimensions of a state.
+SmallVector<Value> stateCorner(OpBuilder &b, Location loc, Value page, Value head) {
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  return {page, head, c0, c0};
+}
+constexpr int64_t kStateDims[] = {2, 3};
+
 struct TileLoadOnRegisters : OpConversionPattern<gdn::TileLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(gdn::TileLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = op.getType();
-    if (!getDistributedLayout(type))
+    if (!getDistributedLayout(op.getType()))
       return failure();
-    Location loc = op.getLoc();
-    Value zero = arith::ConstantOp::create(
-        rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
-    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    SmallVector<Value> out;
-    for (SmallVector<Value> coord : emitThreadCoords(rewriter, loc, type)) {
-      Value keep;
-      if (Value rows = adaptor.getRows()) {
-        keep = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                     coord[0], rows);
-        coord[0] = arith::SelectOp::create(rewriter, loc, keep, coord[0], c0);
-      }
-      Value v = memref::LoadOp::create(
-          rewriter, loc, adaptor.getSource(),
-          indicesOf(rewriter, loc, adaptor.getIndices(), op.getDims(), coord));
-      out.push_back(keep ? arith::SelectOp::create(rewriter, loc, keep, v, zero)
-                         : v);
-    }
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, getTypeConverter()->convertType(type), out);
+    rewriter.replaceOp(op, loadRegisters(rewriter, op.getLoc(), *getTypeConverter(),
+                                         op.getType(), adaptor.getSource(),
+                                         adaptor.getIndices(), op.getDims(),
+                                         adaptor.getRows()));
     return success();
   }
 };
@@ -71,24 +103,56 @@ struct TileStoreOnRegisters : OpConversionPattern<gdn::TileStoreOp> {
     auto type = cast<RankedTensorType>(op.getValue().getType());
     if (!getDistributedLayout(type))
       return failure();
-    Location loc = op.getLoc();
-    for (auto [reg, coord] :
-         llvm::enumerate(emitThreadCoords(rewriter, loc, type))) {
-      Value v = vector::ExtractOp::create(rewriter, loc, adaptor.getValue(), reg);
-      SmallVector<Value> idx =
-          indicesOf(rewriter, loc, adaptor.getIndices(), op.getDims(), coord);
-      if (Value rows = adaptor.getRows()) {
-        Value keep = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                           coord[0], rows);
-        auto guard = scf::IfOp::create(rewriter, loc, keep, /*withElse=*/false);
-        OpBuilder::InsertionGuard g(rewriter);
-        rewriter.setInsertionPointToStart(guard.thenBlock());
-        memref::StoreOp::create(rewriter, loc, v, adaptor.getDest(), idx);
-      } else {
-        memref::StoreOp::create(rewriter, loc, v, adaptor.getDest(), idx);
-      }
-    }
+    storeRegisters(rewriter, op.getLoc(), type, adaptor.getValue(), adaptor.getDest(),
+                   adaptor.getIndices(), op.getDims(), adaptor.getRows());
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct StateLoadOnRegisters : OpConversionPattern<gdn::StateLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gdn::StateLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!getDistributedLayout(op.getType()))
+      return failure();
+    Location loc = op.getLoc();
+    rewriter.replaceOp(
+        op, loadRegisters(rewriter, loc, *getTypeConverter(), op.getType(),
+                          adaptor.getPool(),
+                          stateCorner(rewriter, loc, adaptor.getPage(), adaptor.getHead()),
+                          kStateDims, Value()));
+    return success();
+  }
+};
+
+struct StateStoreOnRegisters : OpConversionPattern<gdn::StateStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gdn::StateStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getValue().getType());
+    if (!getDistributedLayout(type))
+      return failure();
+    Location loc = op.getLoc();
+    storeRegisters(rewriter, loc, type, adaptor.getValue(), adaptor.getPool(),
+                   stateCorner(rewriter, loc, adaptor.getPage(), adaptor.getHead()),
+                   kStateDims, Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+/// The page-table walk: scalar loads, the same on every thread.
+struct PageLookupToLoads : OpConversionPattern<gdn::PageLookupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gdn::PageLookupOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, gdn::emitPageLookup(rewriter, op.getLoc(),
+                                               adaptor.getPageIndices(),
+                                               adaptor.getPageIndptr(),
+                                               adaptor.getSeq(), adaptor.getPage()));
     return success();
   }
 };
@@ -96,6 +160,7 @@ struct TileStoreOnRegisters : OpConversionPattern<gdn::TileStoreOp> {
 
 void gdn_gpu::populateLoadStoreOpToNVVMPatterns(TileTypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns.add<TileLoadOnRegisters, TileStoreOnRegisters>(converter,
-                                                          patterns.getContext());
+  patterns.add<TileLoadOnRegisters, TileStoreOnRegisters, StateLoadOnRegisters,
+               StateStoreOnRegisters, PageLookupToLoads>(converter,
+                                                         patterns.getContext());
 }

@@ -40,25 +40,6 @@ bool hasTileWithLayout(TypeRange types) {
   });
 }
 
-/// Scratch bytes the kernel's layout moves need: the largest tile moved
-/// between distributed layouts, and the decay vectors read by column.
-int64_t scratchBytesOf(gpu::GPUFuncOp kernel) {
-  int64_t bytes = 0;
-  kernel.walk([&](Operation *op) {
-    if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
-      auto src = cvt.getSource().getType();
-      if (getDistributedLayout(src) && getDistributedLayout(cvt.getType()))
-        bytes = std::max<int64_t>(
-            bytes, src.getNumElements() * src.getElementTypeBitWidth() / 8);
-    } else if (auto mm = dyn_cast<gdn::MatmulOp>(op)) {
-      if (Value decay = mm.getDecay())
-        bytes = std::max<int64_t>(
-            bytes, cast<RankedTensorType>(decay.getType()).getNumElements() * 4);
-    }
-  });
-  return bytes;
-}
-
 struct LowerTilesPass
     : public gdn::impl::GDNGPULowerTilesBase<LowerTilesPass> {
   using Base::Base;
@@ -83,6 +64,8 @@ struct LowerTilesPass
                            gpu::GPUDialect, NVVM::NVVMDialect,
                            LLVM::LLVMDialect>();
     target.addIllegalDialect<GDNGPUDialect>();
+    // Scalar gdn ops the upstream lowering does not know.
+    target.addIllegalOp<gdn::PageLookupOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *op) {
       return !hasTileWithLayout(op->getOperandTypes()) &&
              !hasTileWithLayout(op->getResultTypes());
@@ -96,12 +79,14 @@ struct LowerTilesPass
         });
 
     auto result = getOperation().walk([&](gpu::GPUFuncOp kernel) {
-      SharedMemoryPlan plan(scratchBytesOf(kernel));
+      SharedMemoryPlan plan(kernel, precision == MmaPrecision::bf16 ? 2 : 4);
       RewritePatternSet patterns(ctx);
       populateElementwiseOpToNVVMPatterns(converter, patterns);
       populateLoadStoreOpToNVVMPatterns(converter, patterns);
       populateConvertLayoutOpToNVVMPatterns(converter, patterns, plan);
       populateRowOpToNVVMPatterns(converter, patterns);
+      populateGateOpToNVVMPatterns(converter, patterns, plan);
+      populateTriInverseOpToNVVMPatterns(converter, patterns, plan);
       populateMatmulOpToWGMMAPatterns(converter, patterns, plan);
       scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                            target);

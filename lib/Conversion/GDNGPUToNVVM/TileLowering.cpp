@@ -2,10 +2,14 @@
 
 #include "TileLowering.h"
 
+#include "gdn/Dialect/GDNDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -17,15 +21,82 @@ using namespace mlir::gdn_gpu;
 
 namespace {
 constexpr int64_t kSharedAlignment = 1024;
+
+int64_t tileBytes(Type type) {
+  auto t = cast<RankedTensorType>(type);
+  return t.getNumElements() * t.getElementTypeBitWidth() / 8;
+}
+
+/// Scratch bytes of one op's trip through shared memory (0: none).
+int64_t scratchBytesOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, int64_t>(op)
+      .Case([](ConvertLayoutOp cvt) -> int64_t {
+        bool moves = getDistributedLayout(cvt.getSource().getType()) &&
+                     getDistributedLayout(cvt.getType());
+        return moves ? tileBytes(cvt.getType()) : 0;
+      })
+      .Case([](tensor::ExtractOp e) -> int64_t {
+        return getDistributedLayout(e.getTensor().getType())
+                   ? tileBytes(e.getTensor().getType())
+                   : 0;
+      })
+      .Case([](gdn::CumsumOp c) { return tileBytes(c.getType()); })
+      .Case([](gdn::TriInverseOp t) { return 2 * tileBytes(t.getType()); })
+      .Case([](gdn::MatmulOp mm) -> int64_t {
+        return mm.getDecay() ? tileBytes(mm.getDecay().getType()) : 0;
+      })
+      .Default([](Operation *) -> int64_t { return 0; });
+}
+
+struct Live {
+  Operation *staging;
+  int64_t start, end, bytes;
+};
 } // namespace
 
-SharedMemoryPlan::SharedMemoryPlan(int64_t scratchBytes)
-    : scratch(llvm::alignTo(scratchBytes, kSharedAlignment)), next(scratch) {}
-
-int64_t SharedMemoryPlan::allocate(int64_t bytes) {
-  int64_t offset = next;
-  next += llvm::alignTo(bytes, kSharedAlignment);
-  return offset;
+SharedMemoryPlan::SharedMemoryPlan(Operation *kernel, int64_t stagedBytes) {
+  llvm::DenseMap<Operation *, int64_t> position;
+  int64_t next = 0;
+  kernel->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    position[op] = next++;
+    scratch = std::max(scratch, scratchBytesOf(op));
+  });
+  scratch = llvm::alignTo(scratch, kSharedAlignment);
+  auto endOf = [&](Operation *op) {
+    int64_t end = position[op];
+    op->walk([&](Operation *nested) { end = std::max(end, position[nested]); });
+    return end;
+  };
+  SmallVector<Live> lives;
+  kernel->walk<WalkOrder::PreOrder>([&](ConvertLayoutOp cvt) {
+    if (!isa_and_nonnull<DotOperandAttr>(cvt.getType().getEncoding()))
+      return;
+    Live live{cvt, position[cvt], position[cvt],
+              static_cast<int64_t>(llvm::alignTo(
+                  cvt.getType().getNumElements() * stagedBytes, kSharedAlignment))};
+    for (Operation *user : cvt->getUsers())
+      if (Operation *inBlock = cvt->getBlock()->findAncestorOpInBlock(*user))
+        live.end = std::max(live.end, endOf(inBlock));
+    lives.push_back(live);
+  });
+  // First fit in program order over the buffers still live.
+  SmallVector<Live *> active;
+  total = scratch;
+  for (Live &live : lives) {
+    llvm::erase_if(active, [&](Live *a) { return a->end < live.start; });
+    llvm::sort(active, [&](Live *x, Live *y) {
+      return offsets[x->staging] < offsets[y->staging];
+    });
+    int64_t offset = scratch;
+    for (Live *a : active) {
+      if (offset + live.bytes <= offsets[a->staging])
+        break;
+      offset = std::max(offset, offsets[a->staging] + a->bytes);
+    }
+    offsets[live.staging] = offset;
+    total = std::max(total, offset + live.bytes);
+    active.push_back(&live);
+  }
 }
 
 static gpu::AddressSpaceAttr workgroupSpace(MLIRContext *ctx) {
@@ -92,6 +163,33 @@ Value gdn_gpu::swizzledIndex(OpBuilder &b, Location loc, Value row, Value k,
                             arith::MulIOp::create(b, loc, swizzled, c(16)),
                             arith::RemUIOp::create(b, loc, inRow, c(16))));
   return arith::DivUIOp::create(b, loc, byte, c(elementBytes));
+}
+
+Value gdn_gpu::rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<Value> coord,
+                             ArrayRef<int64_t> shape) {
+  Value index = coord[0];
+  for (size_t d = 1; d < coord.size(); ++d)
+    index = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, index,
+                              arith::ConstantIndexOp::create(b, loc, shape[d])),
+        coord[d]);
+  return index;
+}
+
+Value gdn_gpu::writeToScratch(OpBuilder &b, Location loc, SharedMemoryPlan &plan,
+                              Value regs, RankedTensorType type) {
+  Value scratch = sharedView(b, loc, plan.scratchOffset(), type.getNumElements(),
+                             type.getElementType());
+  // The scratch area may still be read by the previous move.
+  emitBlockBarrier(b, loc);
+  for (auto [reg, coord] : llvm::enumerate(emitThreadCoords(b, loc, type))) {
+    Value v = vector::ExtractOp::create(b, loc, regs, reg);
+    memref::StoreOp::create(b, loc, v, scratch,
+                            rowMajorIndex(b, loc, coord, type.getShape()));
+  }
+  emitBlockBarrier(b, loc);
+  return scratch;
 }
 
 void gdn_gpu::emitBlockBarrier(OpBuilder &b, Location loc, bool asyncProxy) {

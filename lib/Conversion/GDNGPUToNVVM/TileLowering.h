@@ -22,24 +22,27 @@ namespace mlir::gdn_gpu {
 /// fp32 read as tf32 (k8 instructions).
 enum class MmaPrecision { bf16, tf32 };
 
-/// Dynamic shared memory of one kernel. Staged operands get buffers of
-/// their own (they live until their matmul), handed out by a bump
-/// allocator; layout conversions share one scratch area at offset 0, sized
-/// before the conversion starts and bracketed by barriers.
+/// Dynamic shared memory of one kernel: the scratch area of layout moves
+/// at offset 0 (bracketed by barriers), then the staged tensor-core
+/// operands. Each staged operand lives from its staging to the end of its
+/// last use (a use inside a loop keeps it to the end of that loop); buffers
+/// whose lives do not overlap share bytes. Offsets are planned before the
+/// conversion, from the layout IR.
 class SharedMemoryPlan {
 public:
-  explicit SharedMemoryPlan(int64_t scratchBytes);
-  /// Offset of a new buffer of `bytes` (1024-byte aligned: the 128-byte
-  /// swizzle repeats every 8 rows of 128 bytes, and descriptors assume it
-  /// starts on that boundary).
-  int64_t allocate(int64_t bytes);
+  /// Plans `kernel`'s shared memory; operands staged as `stagedBytes`-byte
+  /// elements.
+  SharedMemoryPlan(Operation *kernel, int64_t stagedBytes);
   int64_t scratchOffset() const { return 0; }
   int64_t scratchBytes() const { return scratch; }
-  int64_t totalBytes() const { return next; }
+  /// The buffer of a staging conversion (a convert_layout to a dot operand).
+  int64_t offsetOf(Operation *staging) const { return offsets.lookup(staging); }
+  int64_t totalBytes() const { return total; }
 
 private:
-  int64_t scratch;
-  int64_t next;
+  int64_t scratch = 0;
+  int64_t total = 0;
+  llvm::DenseMap<Operation *, int64_t> offsets;
 };
 
 class TileTypeConverter : public TypeConverter {
@@ -72,6 +75,16 @@ Value sharedView(OpBuilder &b, Location loc, int64_t offset, int64_t elements,
 Value swizzledIndex(OpBuilder &b, Location loc, Value row, Value k, int64_t rows,
                     int64_t elementBytes);
 
+/// The tile `regs` (of `type`, distributed) written row-major to the
+/// scratch area, between barriers: on return every thread may read any
+/// element of the returned view.
+Value writeToScratch(OpBuilder &b, Location loc, SharedMemoryPlan &plan,
+                     Value regs, RankedTensorType type);
+
+/// Row-major element index of `coord` in a tile of `shape`.
+Value rowMajorIndex(OpBuilder &b, Location loc, ArrayRef<Value> coord,
+                    ArrayRef<int64_t> shape);
+
 /// All threads of the block meet; with `asyncProxy`, shared-memory writes are
 /// first made visible to the tensor cores.
 void emitBlockBarrier(OpBuilder &b, Location loc, bool asyncProxy = false);
@@ -80,11 +93,18 @@ void populateElementwiseOpToNVVMPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns);
 void populateLoadStoreOpToNVVMPatterns(TileTypeConverter &converter,
                                        RewritePatternSet &patterns);
+/// Also tensor.extract of one element of a tile (through the scratch area).
 void populateConvertLayoutOpToNVVMPatterns(TileTypeConverter &converter,
                                            RewritePatternSet &patterns,
                                            SharedMemoryPlan &plan);
 void populateRowOpToNVVMPatterns(TileTypeConverter &converter,
                                  RewritePatternSet &patterns);
+void populateGateOpToNVVMPatterns(TileTypeConverter &converter,
+                                  RewritePatternSet &patterns,
+                                  SharedMemoryPlan &plan);
+void populateTriInverseOpToNVVMPatterns(TileTypeConverter &converter,
+                                        RewritePatternSet &patterns,
+                                        SharedMemoryPlan &plan);
 void populateMatmulOpToWGMMAPatterns(TileTypeConverter &converter,
                                      RewritePatternSet &patterns,
                                      SharedMemoryPlan &plan);

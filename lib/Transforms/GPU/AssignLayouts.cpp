@@ -48,9 +48,12 @@ struct LayoutChoice {
     return WarpgroupMmaAttr::get(ctx, {numWarps, 1},
                                  static_cast<unsigned>(std::min<int64_t>(n, 256)));
   }
-  DotOperandAttr operand(unsigned idx, WarpgroupMmaAttr parent) const {
+  /// Operands are staged K-major; `transposed` when the tile's rows run
+  /// along K (A used as A^T, B used as is).
+  DotOperandAttr operand(unsigned idx, WarpgroupMmaAttr parent,
+                         bool transposed) const {
     return DotOperandAttr::get(ctx, idx, parent,
-                               NVMMASharedAttr::get(ctx, 128, false));
+                               NVMMASharedAttr::get(ctx, 128, transposed));
   }
 };
 
@@ -107,8 +110,10 @@ void anchorMatmul(gdn::MatmulOp mm, const LayoutChoice &choice) {
   Location loc = mm.getLoc();
   auto resultType = mm.getResult().getType();
   WarpgroupMmaAttr mma = choice.mma(resultType.getDimSize(1));
-  mm.getLhsMutable().assign(convertTo(b, loc, mm.getLhs(), choice.operand(0, mma)));
-  mm.getRhsMutable().assign(convertTo(b, loc, mm.getRhs(), choice.operand(1, mma)));
+  mm.getLhsMutable().assign(convertTo(
+      b, loc, mm.getLhs(), choice.operand(0, mma, mm.getTransposeA())));
+  mm.getRhsMutable().assign(convertTo(
+      b, loc, mm.getRhs(), choice.operand(1, mma, !mm.getTransposeB())));
   if (Value decay = mm.getDecay())
     mm.getDecayMutable().assign(
         convertTo(b, loc, decay, SliceAttr::get(b.getContext(), 1, mma)));
