@@ -5,6 +5,9 @@
 #       SCHEDULES (built-in names or files in schedules/), tf32 mma, every
 #       shape of the test matrix
 #   artifacts-bf16/     fused, bf16 ldmatrix + mma, every shape
+#   artifacts-tiles/<schedule>-<mma>/  the register-tile back end (wgmma) for
+#       every schedule of TILE_SCHEDULES (default fused) and precision of
+#       TILE_MMA (default tf32 bf16), every shape
 #   variants/<name>/    (VARIANTS=1) K = V = 128 bf16 only, for timing: block
 #       size, tiles in global memory only, and kernels with one stage left
 #       out (wrong results, timing only) to see where the time goes.
@@ -31,6 +34,14 @@ for s in $SCHEDULES; do
   emit "artifacts/$(basename "$s" .sched)" kernels/gdn_chunked.mlir --schedule "$s"
 done
 emit artifacts-bf16 kernels/gdn_chunked.mlir --mma bf16
+# The register-tile back end (--gpu-backend tiles): artifacts-tiles/<schedule>-<mma>/.
+rm -rf artifacts-tiles
+for sched in ${TILE_SCHEDULES:-fused}; do
+  for mma in ${TILE_MMA:-tf32 bf16}; do
+    emit "artifacts-tiles/$(basename "$sched" .sched)-$mma" kernels/gdn_chunked.mlir \
+      --schedule "$sched" --gpu-backend tiles --mma "$mma"
+  done
+done
 if [ "${VARIANTS:-0}" = 1 ]; then
   mkdir -p variants
   one variants/base kernels/gdn_chunked.mlir
@@ -50,4 +61,4 @@ if [ "${VARIANTS:-0}" = 1 ]; then
   done
   rm -rf "$tmp"
 fi
-du -sh artifacts artifacts-bf16
+du -sh artifacts artifacts-bf16 artifacts-tiles

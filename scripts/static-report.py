@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The GPU back end's static report: no GPU needed.
 
-For every kernel file in KERNELS_DIR and every built-in schedule, compiles
+For every kernel file in KERNELS_DIR, every built-in schedule and both GPU
+back ends (simt; tiles, the register-tile back end with wgmma), compiles
 the kernels for sm_90a at the benchmark shape (K = V = 128, bf16), assembles
 them with ptxas and disassembles the cubin with cuobjdump. For each GPU
 kernel it records:
@@ -31,6 +32,7 @@ import sys
 import tempfile
 
 SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq"]
+BACKENDS = ["simt", "tiles"]
 SHAPE = {"K": 128, "V": 128, "dtype": "bf16"}
 OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL"]
 # Bounds written by --update: counts that must not grow, counts that must
@@ -84,11 +86,12 @@ def sass_counts(sass):
     return counts
 
 
-def measure(args, kernel_file, schedule, tmp):
-    art = os.path.join(tmp, f"{os.path.basename(kernel_file)}-{schedule}")
+def measure(args, kernel_file, schedule, backend, tmp):
+    art = os.path.join(tmp, f"{os.path.basename(kernel_file)}-{schedule}-{backend}")
     run([args.gdn_run, "--kernel", kernel_file, "--emit", "artifact", "-o", art,
          "--head-dim-k", str(SHAPE["K"]), "--head-dim-v", str(SHAPE["V"]),
-         "--dtype", SHAPE["dtype"], "--seqlens", "1", "--schedule", schedule])
+         "--dtype", SHAPE["dtype"], "--seqlens", "1", "--schedule", schedule,
+         "--gpu-backend", backend])
     rows = {}
     for root, _, files in os.walk(art):
         manifest = {}
@@ -133,6 +136,8 @@ def main():
     ap.add_argument("--report", help="also write the table here")
     ap.add_argument("--schedules", default=",".join(SCHEDULES),
                     help="comma-separated schedules (default: every built-in one)")
+    ap.add_argument("--backends", default=",".join(BACKENDS),
+                    help="comma-separated GPU back ends (default: simt,tiles)")
     ap.add_argument("--update", action="store_true",
                     help="rewrite BOUNDS from the current counts instead of checking")
     args = ap.parse_args()
@@ -150,11 +155,15 @@ def main():
             if not kernel_file.endswith(".mlir"):
                 continue
             for schedule in args.schedules.split(","):
-                got = measure(args, os.path.join(args.kernels, kernel_file), schedule, tmp)
-                for fn, row in got.items():
-                    rows[f"{kernel_file[:-5]} {schedule} {fn}"] = row
+                for backend in args.backends.split(","):
+                    got = measure(args, os.path.join(args.kernels, kernel_file),
+                                  schedule, backend, tmp)
+                    # simt rows keep their names from before the tiles back end.
+                    label = schedule if backend == "simt" else f"{schedule}/{backend}"
+                    for fn, row in got.items():
+                        rows[f"{kernel_file[:-5]} {label} {fn}"] = row
 
-    header = f"{'kernel schedule function':<52}" + "".join(f"{c:>13}" for c in COLUMNS)
+    header = f"{'kernel schedule[/back end] function':<52}" + "".join(f"{c:>13}" for c in COLUMNS)
     lines = [f"SASS / ptxas report, sm_90a, K=V={SHAPE['K']} {SHAPE['dtype']} "
              "(static instruction counts)", header]
     lines += [f"{k:<52}" + "".join(f"{r.get(c, 0):>13}" for c in COLUMNS)

@@ -84,15 +84,25 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   if (Status s = scheduleKernel(options, context, diags, *module, plans);
       !s.ok())
     return s;
-  if (Status s = runStage(mlir::gdn::buildGPULowering,
-                          "lowering to GPU kernels");
-      !s.ok())
-    return s;
+  bool tiles = options.gpuBackend == "tiles";
+  if (!tiles && options.gpuBackend != "simt")
+    return Status::error("unknown GPU back end '" + options.gpuBackend +
+                         "' (expected simt or tiles)");
+  Status lowered =
+      tiles ? runStage(
+                  [&](mlir::PassManager &pm, const auto &) {
+                    mlir::gdn::buildGPUTileLowering(pm, options.mma);
+                  },
+                  "lowering to register-tile GPU kernels")
+            : runStage(mlir::gdn::buildGPULowering, "lowering to GPU kernels");
+  if (!lowered.ok())
+    return lowered;
 
   artifact = Artifact();
   artifact.plans = plans;
   artifact.chip = options.chip;
-  artifact.blockSize = options.blockSize;
+  artifact.blockSize =
+      tiles ? mlir::gdn::kTileBackendThreads : options.blockSize;
   artifact.shape = options.shape;
   artifact.source = options.kernelPath;
   Status described = Status::success();
@@ -104,9 +114,14 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   if (!described.ok())
     return described;
 
-  if (Status s = runStage(mlir::gdn::buildGPUToPTXPipeline, "PTX generation");
-      !s.ok())
-    return s;
+  Status ptx = tiles ? runStage(
+                          [&](mlir::PassManager &pm, const auto &) {
+                            mlir::gdn::buildGPUTilesToPTX(pm, options.chip);
+                          },
+                          "PTX generation")
+                    : runStage(mlir::gdn::buildGPUToPTXPipeline, "PTX generation");
+  if (!ptx.ok())
+    return ptx;
   module->walk([&](mlir::gpu::BinaryOp binary) {
     for (mlir::Attribute object : binary.getObjects())
       if (auto obj = mlir::dyn_cast<mlir::gpu::ObjectAttr>(object))

@@ -192,9 +192,11 @@ Status CudaRunner::run(const std::vector<PlannedLaunch> &launches,
                            "cuModuleGetFunction(" + l.kernel + ")");
         !s.ok())
       return s;
-    // Tiles kept on chip: above 48 KiB a kernel must opt in.
+    // Tiles kept on chip: above 48 KiB of static plus dynamic shared memory
+    // a kernel must opt in. The kernel's own static bytes count too (the
+    // register-tile kernels declare one), so opt in for any dynamic amount.
     k.sharedBytes = static_cast<unsigned>(info.sharedBytesPerBlock);
-    if (k.sharedBytes > 48 * 1024)
+    if (k.sharedBytes > 0)
       if (Status s = I.check(
               cu.FuncSetAttribute(k.fn,
                                   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -133,19 +133,39 @@ void gdn::buildGPUToPTXPipeline(OpPassManager &pm,
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
 }
 
-void gdn::buildGPULayoutPipeline(OpPassManager &pm,
-                                 const GPULayoutPipelineOptions &options) {
-  addSchedulePass(pm, options.schedule);
+namespace {
+/// Scheduled kernels -> tiles with layouts.
+void addLayoutPasses(OpPassManager &pm, unsigned numWarps) {
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
-  GDNGPUAssignLayoutsOptions assign;
-  assign.numWarps = options.numWarps;
-  pm.addPass(createGDNGPUAssignLayouts(assign));
-  pm.addPass(createGDNGPURemoveLayoutConversions());
+  gdn::GDNGPUAssignLayoutsOptions assign;
+  assign.numWarps = numWarps;
+  pm.addPass(gdn::createGDNGPUAssignLayouts(assign));
+  pm.addPass(gdn::createGDNGPURemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Conversions of loop-invariant tiles leave the chunk loop.
   pm.addPass(createLoopInvariantCodeMotionPass());
+}
+} // namespace
+
+void gdn::buildGPULayoutPipeline(OpPassManager &pm,
+                                 const GPULayoutPipelineOptions &options) {
+  addSchedulePass(pm, options.schedule);
+  addLayoutPasses(pm, options.numWarps);
+}
+
+void gdn::buildGPUTileLowering(OpPassManager &pm,
+                               const std::string &mmaPrecision) {
+  addLayoutPasses(pm, kTileBackendThreads / 32);
+  GDNGPUOutlineOptions outline;
+  outline.blockSize = kTileBackendThreads;
+  pm.addPass(createGDNGPUOutline(outline));
+  GDNGPULowerTilesOptions lower;
+  lower.mmaPrecision = mmaPrecision;
+  pm.addPass(createGDNGPULowerTiles(lower));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void gdn::buildGPUTilesToPTXPipeline(OpPassManager &pm,
@@ -155,8 +175,12 @@ void gdn::buildGPUTilesToPTXPipeline(OpPassManager &pm,
   pm.addPass(createGDNGPULowerTiles(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  buildGPUTilesToPTX(pm, options.chip);
+}
+
+void gdn::buildGPUTilesToPTX(OpPassManager &pm, const std::string &chip) {
   GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
+  target.chip = chip;
   target.features = "+ptx80";
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
@@ -165,9 +189,9 @@ void gdn::buildGPUTilesToPTXPipeline(OpPassManager &pm,
   gpu.addPass(createSCFToControlFlowPass());
   gpu.addPass(memref::createExpandStridedMetadataPass());
   gpu.addPass(createLowerAffinePass());
-  ConvertGpuOpsToNVVMOpsOptions nvvm;
-  nvvm.useBarePtrCallConv = true;
-  gpu.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // Kernel memrefs are passed as expanded descriptors, as the runtime's
+  // other kernels are (lib/Runtime/KernelArgs.h).
+  gpu.addPass(createConvertGpuOpsToNVVMOps());
   gpu.addPass(createConvertNVVMToLLVMPass());
   gpu.addPass(createReconcileUnrealizedCastsPass());
   gpu.addPass(createCanonicalizerPass());

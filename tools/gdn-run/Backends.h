@@ -20,6 +20,7 @@ struct BackendOptions {
   std::string chip = "sm_90a";
   int64_t blockSize = 256;   // CUDA threads per block
   std::string mma = "tf32";  // CUDA tensor-core precision
+  std::string gpuBackend = "simt"; // CUDA code generator: simt or tiles
   int64_t sharedMemory = 196608; // CUDA shared memory for tile buffers
 };
 

@@ -48,6 +48,7 @@ Status run::gpuArtifact(const BackendOptions &o, const KernelShape &shape,
   c.chip = o.chip;
   c.blockSize = o.blockSize;
   c.mma = o.mma;
+  c.gpuBackend = o.gpuBackend;
   c.sharedMemory = o.sharedMemory;
   c.schedule = o.schedule;
   return compileForGPU(c, artifact);

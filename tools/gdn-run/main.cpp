@@ -60,6 +60,7 @@ struct Options {
   int warmup = 3, repeat = 20;
   int64_t blockSize = 256;
   std::string mma = "tf32";
+  std::string gpuBackend = "simt";
   int64_t sharedMemory = 196608;
   std::string schedule;
 };
@@ -146,6 +147,10 @@ int main(int argc, char **argv) {
   app.add_option("--mma", o.mma, "cuda: tensor-core operand precision, tf32 "
                  "(mma.sync m16n8k8) or bf16 (ldmatrix + mma.sync m16n8k16)")
       ->check(CLI::IsMember({"tf32", "bf16"}))->capture_default_str();
+  app.add_option("--gpu-backend", o.gpuBackend, "cuda: code generator, simt "
+                 "(block-wide loops, mma.sync) or tiles (register tiles with "
+                 "layouts and wgmma, one warpgroup; docs/GPUBackend.md)")
+      ->check(CLI::IsMember({"simt", "tiles"}))->capture_default_str();
   app.add_option("--warmup", o.warmup, "cuda: untimed launches before timing")
       ->capture_default_str();
   app.add_option("--repeat", o.repeat, "cuda: timed launches (median "
@@ -288,6 +293,7 @@ int main(int argc, char **argv) {
   backendOptions.chip = o.chip;
   backendOptions.blockSize = o.blockSize;
   backendOptions.mma = o.mma;
+  backendOptions.gpuBackend = o.gpuBackend;
   backendOptions.sharedMemory = o.sharedMemory;
   if (!o.schedule.empty() && !o.artifactsDir.empty())
     return refuse("--schedule and --artifacts: an artifact's schedule was "

@@ -33,6 +33,10 @@ struct CompileOptions {
   std::string chip = "sm_90a";  // GPU: target architecture
   int64_t blockSize = 256;      // GPU: threads per block
   std::string mma = "tf32";     // GPU: tensor-core precision, tf32 or bf16
+  // GPU: code generator. "simt": every tile op a block-wide loop over
+  // shared / global memory, mma.sync (the default); "tiles": the register-
+  // tile back end (layouts, wgmma; docs/GPUBackend.md), one warpgroup.
+  std::string gpuBackend = "simt";
   int64_t sharedMemory = 196608; // GPU: dynamic shared memory for tiles
 };
 

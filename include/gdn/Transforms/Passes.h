@@ -71,6 +71,15 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init("tf32")};
 };
 
+/// The register-tile back end after the schedule: layouts, outlining, tiles
+/// to registers / shared memory / wgmma (one warpgroup per block). Leaves
+/// gpu.func kernels for buildGPUTilesToPTX.
+void buildGPUTileLowering(OpPassManager &pm, const std::string &mmaPrecision);
+/// gpu.module kernels after gdn-gpu-lower-tiles -> NVVM -> PTX.
+void buildGPUTilesToPTX(OpPassManager &pm, const std::string &chip);
+/// Threads per block of the register-tile back end's kernels.
+constexpr int64_t kTileBackendThreads = 128;
+
 /// First half of the GPU pipeline: gdn -> linalg -> buffers -> a gpu.module
 /// whose kernels have their tile work spread over threads (tensor cores for
 /// matmuls). Kernels carry `gdn.scratch_bytes_per_block`.
@@ -101,7 +110,7 @@ void buildGPULayoutPipeline(OpPassManager &pm,
                             const GPULayoutPipelineOptions &options);
 
 /// gpu.module kernels in the layout IR -> PTX: gdn-gpu-lower-tiles, then
-/// upstream GPU -> NVVM (kernel memrefs as bare pointers) and PTX.
+/// upstream GPU -> NVVM (kernel memrefs as expanded descriptors) and PTX.
 struct GPUTilesToPTXOptions : public PassPipelineOptions<GPUTilesToPTXOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture (wgmma needs sm_90a)"),
