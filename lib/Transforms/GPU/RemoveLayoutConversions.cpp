@@ -142,7 +142,10 @@ struct CarryInAccumulator : OpRewritePattern<scf::ForOp> {
   LogicalResult matchAndRewrite(scf::ForOp loop,
                                 PatternRewriter &rewriter) const override {
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-    for (auto [i, next] : llvm::enumerate(yield.getOperands())) {
+    // Plain indices: the lambdas below capture them (clang 14 cannot
+    // capture structured bindings).
+    for (unsigned i = 0, e = yield.getNumOperands(); i < e; ++i) {
+      Value next = yield.getOperand(i);
       Attribute acc = accumulatorSource(next);
       if (!acc)
         continue;
