@@ -96,8 +96,10 @@ module attributes {gpu.container_module} {
 gpu.module @k {
   // l2norm: the eight lanes of a row meet through three xor shuffles, no
   // shared memory. The cumulative sum, an element of a tile, and the
-  // triangular inverse go through the scratch area; the inverse solves one
-  // column per thread (threads below 64), with no barrier inside its loops.
+  // triangular inverse go through the scratch area. The inverse: threads
+  // below 64 invert the 16 x 16 diagonal blocks (120 unrolled fmas, no
+  // barrier), then two merge levels (s = 16, 32) of two products each, every
+  // thread computing 4, then 8, consecutive outputs, a barrier after each.
   // State tiles and page lookups are plain loads.
   // CHECK-LABEL: gpu.func @families
   // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32 : f32
@@ -110,10 +112,29 @@ gpu.module @k {
   // CHECK: memref.load %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>
   // CHECK: nvvm.barrier0
   // CHECK: nvvm.barrier0
+  // CHECK: memref.view {{.*}} to memref<4352xf32, #gpu.address_space<workgroup>>
+  // CHECK: memref.view {{.*}} to memref<4352xf32, #gpu.address_space<workgroup>>
+  // CHECK: memref.view {{.*}} to memref<1024xf32, #gpu.address_space<workgroup>>
+  // CHECK: nvvm.barrier0
+  // CHECK: nvvm.barrier0
   // CHECK: scf.if
+  // CHECK-COUNT-120: math.fma
   // CHECK-NOT: nvvm.barrier0
+  // CHECK: {{^ *}}}
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-COUNT-64: math.fma
+  // CHECK: memref.store
+  // CHECK: nvvm.barrier0
+  // CHECK-COUNT-64: math.fma
   // CHECK: arith.negf
   // CHECK: nvvm.barrier0
+  // CHECK-COUNT-256: math.fma
+  // CHECK: nvvm.barrier0
+  // CHECK-COUNT-256: math.fma
+  // CHECK: arith.negf
+  // CHECK: memref.store
+  // CHECK: nvvm.barrier0
+  // CHECK-NOT: math.fma
   // CHECK: memref.load %{{.*}} : memref<?xi64>
   // CHECK: memref.load %{{.*}} : memref<?xi64>
   // CHECK: memref.load %{{.*}} : memref<?x?x64x64xf32>

@@ -41,7 +41,7 @@ int64_t scratchBytesOf(Operation *op) {
                    : 0;
       })
       .Case([](gdn::CumsumOp c) { return tileBytes(c.getType()); })
-      .Case([](gdn::TriInverseOp t) { return 2 * tileBytes(t.getType()); })
+      .Case([](gdn::TriInverseOp t) { return triInverseScratchBytes(t.getType()); })
       .Case([](gdn::MatmulOp mm) -> int64_t {
         return mm.getDecay() ? tileBytes(mm.getDecay().getType()) : 0;
       })

@@ -102,6 +102,8 @@ void populateRowOpToNVVMPatterns(TileTypeConverter &converter,
 void populateGateOpToNVVMPatterns(TileTypeConverter &converter,
                                   RewritePatternSet &patterns,
                                   SharedMemoryPlan &plan);
+/// Scratch bytes the lowering of a gdn.tri_inverse of `type` uses.
+int64_t triInverseScratchBytes(RankedTensorType type);
 void populateTriInverseOpToNVVMPatterns(TileTypeConverter &converter,
                                         RewritePatternSet &patterns,
                                         SharedMemoryPlan &plan);
