@@ -8,7 +8,7 @@ include "GDNTypes.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def GDN_MatmulOp : GDN_Op<"matmul", [Pure]> {
+def GDN_MatmulOp : GDN_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
   let summary = "tile matmul with optional transposes, triangular mask and decay";
   let description = [{
     `result[i, j] = F(i, j) * sum_k op(lhs)[i, k] * op(rhs)[k, j]` where
@@ -25,6 +25,12 @@ def GDN_MatmulOp : GDN_Op<"matmul", [Pure]> {
     Operands are f32, bf16 or f16 (both the same); products accumulate in
     f32 and the result is f32.
 
+    With `acc(%c)` (only under `mask none`) the products are added to `%c`,
+    of the result's type: `result = c + lhs * rhs`. On the GPU the
+    accumulator starts from `%c`'s registers, so the sum needs no second
+    tile of registers. `gdn-fold-matmul-accumulate` makes such matmuls out
+    of `arith.addf(c, gdn.matmul)`.
+
     ```mlir
     // A = (K K^T) (.) exp(gamma_i - gamma_j), j < i
     %kk = gdn.matmul %k, %k transpose_b mask strict decay(%gamma : tensor<64xf32>)
@@ -33,12 +39,14 @@ def GDN_MatmulOp : GDN_Op<"matmul", [Pure]> {
   }];
   let arguments = (ins GDN_MatmulOperand:$lhs, GDN_MatmulOperand:$rhs,
                        Optional<GDN_F32Vector>:$decay,
+                       Optional<GDN_F32Matrix>:$acc,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
                        DefaultValuedAttr<GDN_MaskKindAttr, "::mlir::gdn::MaskKind::none">:$mask);
   let results = (outs GDN_F32Matrix:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
-    `mask` $mask (`decay` `(` $decay^ `:` type($decay) `)`)? attr-dict
+    `mask` $mask (`decay` `(` $decay^ `:` type($decay) `)`)?
+    (`acc` `(` $acc^ `:` type($acc) `)`)? attr-dict
     `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
   let hasVerifier = 1;

@@ -57,6 +57,22 @@ def GDNProgramIdsToArgs : Pass<"gdn-program-ids-to-args", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def GDNFoldMatmulAccumulate
+    : Pass<"gdn-fold-matmul-accumulate", "::mlir::ModuleOp"> {
+  let summary = "fold arith.addf(c, gdn.matmul) into gdn.matmul ... acc(c)";
+  let description = [{
+    `arith.addf %c, %p` (either order) where `%p` is a `gdn.matmul` with
+    `mask none`, no `acc` and no other use becomes one `gdn.matmul` with
+    `acc(%c)`, at the add. On the GPU's register tiles the product then
+    accumulates into `%c`'s registers, so the sum holds one tile, not two
+    (the state update `exp(gamma_last) M + Vn^T Kd` holds the 128 x 128
+    state once). Runs after inlining in the register-tile GPU pipeline and
+    in the CPU pipeline (which lowers `acc` back to an add, so the CPU
+    matrix checks what the tiles back end runs); the first GPU code
+    generator's pipeline leaves the adds as written.
+  }];
+}
+
 def ConvertGDNToLinalg : Pass<"convert-gdn-to-linalg", "::mlir::ModuleOp"> {
   let summary = "lower gdn tile ops to linalg, tensor, arith, math, memref and scf";
   let description = [{

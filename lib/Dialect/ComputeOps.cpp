@@ -54,6 +54,14 @@ LogicalResult MatmulOp::verify() {
   if ((masked || getDecay()) && m != n)
     return emitOpError() << "a mask or decay needs a square result, got " << m
                          << "x" << n;
+  if (Value acc = getAcc()) {
+    if (masked)
+      return emitOpError("acc needs mask none: the mask and decay would "
+                         "also apply to the accumulator");
+    if (acc.getType() != res)
+      return emitOpError() << "acc must have the result's type " << res
+                           << ", got " << acc.getType();
+  }
   if (getDecay()) {
     if (!masked)
       return emitOpError("decay needs a causal or strict mask: above the "

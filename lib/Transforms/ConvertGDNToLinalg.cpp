@@ -411,6 +411,14 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
                                      rewriter.getUnitAttr());
     MaskKind mask = op.getMask();
     if (mask == MaskKind::none) {
+      // acc: added after the product, so the contraction the GPU path's
+      // first code generator matches keeps its zero start.
+      if (Value acc = adaptor.getAcc())
+        product = elementwise(rewriter, loc, type, ValueRange{acc, product}, {},
+                              [](OpBuilder &b, Location l, ValueRange args) {
+                                return arith::AddFOp::create(b, l, args[0], args[1])
+                                    .getResult();
+                              });
       rewriter.replaceOp(op, product);
       return success();
     }

@@ -62,6 +62,9 @@ void gdn::buildCPUPipeline(OpPassManager &pm,
 
 void gdn::buildCPULowering(OpPassManager &pm) {
   addTileToLinalg(pm, [](OpPassManager &p) {
+    // As the register-tile back end does, so the CPU matrix checks the
+    // accumulating matmuls that back end runs.
+    p.addPass(gdn::createGDNFoldMatmulAccumulate());
     p.addPass(gdn::createGDNProgramIdsToArgs());
   });
   // Fusing elementwise producers into their consumers saves passes over
@@ -138,6 +141,7 @@ namespace {
 void addLayoutPasses(OpPassManager &pm, unsigned numWarps) {
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
+  pm.addPass(gdn::createGDNFoldMatmulAccumulate());
   gdn::GDNGPUAssignLayoutsOptions assign;
   assign.numWarps = numWarps;
   pm.addPass(gdn::createGDNGPUAssignLayouts(assign));

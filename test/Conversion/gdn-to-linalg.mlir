@@ -161,6 +161,21 @@ func.func @matmul_transpose_a(%v: tensor<64x128xf32>, %k: tensor<64x128xf32>) ->
 
 // -----
 
+// The accumulator is added after the product, whose contraction starts at
+// zero.
+// CHECK-LABEL: func @matmul_acc
+// CHECK-SAME: %[[C:[^:]*]]: tensor<128x128xf32>
+// CHECK: linalg.fill
+// CHECK: %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}} ins(%[[C]], %[[P]] : tensor<128x128xf32>, tensor<128x128xf32>)
+// CHECK: arith.addf
+func.func @matmul_acc(%v: tensor<64x128xf32>, %k: tensor<64x128xf32>, %c: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %a = gdn.matmul %v, %k transpose_a mask none acc(%c : tensor<128x128xf32>) : tensor<64x128xf32>, tensor<64x128xf32> -> tensor<128x128xf32>
+  return %a : tensor<128x128xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @matmul_causal
 // CHECK: arith.cmpi ule
 // CHECK-NOT: math.exp

@@ -194,6 +194,22 @@ func.func @matmul_result_shape(%a: tensor<64x128xf32>, %b: tensor<64x128xf32>) {
 
 // -----
 
+func.func @matmul_acc_masked(%a: tensor<64x128xf32>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{acc needs mask none: the mask and decay would also apply to the accumulator}}
+  %r = gdn.matmul %a, %a transpose_b mask causal acc(%c : tensor<64x64xf32>) : tensor<64x128xf32>, tensor<64x128xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_acc_type(%a: tensor<64x128xf32>, %c: tensor<64x32xf32>) {
+  // expected-error @+1 {{acc must have the result's type 'tensor<64x64xf32>', got 'tensor<64x32xf32>'}}
+  %r = gdn.matmul %a, %a transpose_b mask none acc(%c : tensor<64x32xf32>) : tensor<64x128xf32>, tensor<64x128xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
 func.func @matmul_result_bf16(%a: tensor<64x128xbf16>, %b: tensor<64x128xbf16>) {
   // expected-error @+1 {{result #0 must be rank-2 statically shaped f32 tile}}
   %r = gdn.matmul %a, %b transpose_b mask none : tensor<64x128xbf16>, tensor<64x128xbf16> -> tensor<64x64xbf16>

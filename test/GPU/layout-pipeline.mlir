@@ -5,7 +5,9 @@
 // chunk loop, carried there, read by the tensor cores from there, and
 // converted back once for the final store; no conversion of the state to a
 // blocked layout inside the loop. The output is computed on accumulator
-// fragments and converted once, to the store's blocked layout.
+// fragments and converted once, to the store's blocked layout. The state
+// update and the output's sum accumulate into the tile they add to
+// (gdn-fold-matmul-accumulate): one 128 x 128 accumulator, not two.
 // RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-gpu-layout-pipeline=schedule=fused | FileCheck %s --check-prefix=FUSED
 // FUSED-DAG: #[[B2:.*]] = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 // FUSED-DAG: #[[MMA:.*]] = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 128>
@@ -14,12 +16,13 @@
 // FUSED:     %[[INIT:.*]] = gdn_gpu.convert_layout %[[S]] : tensor<128x128xf32, #[[B2]]> -> tensor<128x128xf32, #[[MMA]]>
 // FUSED:     scf.for {{.*}} iter_args(%[[M:.*]] = %[[INIT]]) -> (tensor<128x128xf32, #[[MMA]]>)
 // FUSED-NOT: gdn_gpu.convert_layout %[[M]] : tensor<128x128xf32, #[[MMA]]> -> tensor<128x128xf32, #[[B2]]>
-// FUSED:     %[[SUM:.*]] = arith.addf {{.*}} : tensor<64x128xf32, #[[MMA]]>
+// FUSED:     %[[M1:.*]] = gdn.matmul {{.*}} transpose_a mask none acc(%{{.*}} : tensor<128x128xf32, #[[MMA]]>) : {{.*}} -> tensor<128x128xf32, #[[MMA]]>
+// FUSED:     %[[SUM:.*]] = gdn.matmul {{.*}} mask none acc(%{{.*}} : tensor<64x128xf32, #[[MMA]]>) : {{.*}} -> tensor<64x128xf32, #[[MMA]]>
 // FUSED:     %[[O:.*]] = arith.mulf %[[SUM]], {{.*}} : tensor<64x128xf32, #[[MMA]]>
 // FUSED:     %[[OB:.*]] = arith.truncf %[[O]] : tensor<64x128xf32, #[[MMA]]> to tensor<64x128xbf16, #[[MMA]]>
 // FUSED:     %[[OS:.*]] = gdn_gpu.convert_layout %[[OB]] : tensor<64x128xbf16, #[[MMA]]> -> tensor<64x128xbf16, #[[B2]]>
 // FUSED-NEXT: gdn.tile_store %[[OS]]
-// FUSED:     scf.yield %{{.*}} : tensor<128x128xf32, #[[MMA]]>
+// FUSED:     scf.yield %[[M1]] : tensor<128x128xf32, #[[MMA]]>
 // FUSED:     %[[F:.*]] = gdn_gpu.convert_layout %{{.*}} : tensor<128x128xf32, #[[MMA]]> -> tensor<128x128xf32, #[[B2]]>
 // FUSED-NEXT: gdn.state_store %[[F]]
 // FUSED-LABEL: func.func @gdn_paged(

@@ -10,6 +10,8 @@
 // swizzle mode 1 (128 bytes). A k step moves the start address along the
 // 128-byte row; the next 128 bytes of K are the next slab.
 //
+// With an acc operand the accumulator starts from its registers.
+//
 // The mask and the exp(gamma_i - gamma_j) decay are applied to the
 // accumulator registers: a thread holds gamma of its rows (the row slice),
 // and reads gamma of its columns from the scratch area.
@@ -93,7 +95,14 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     SmallVector<Value> accs;
     for (int64_t rm = 0; rm < m / kRowsPerInstruction; ++rm) {
+      // The chain starts from zero, or from the acc operand's registers of
+      // this slab (the same wgmma layout as the result).
       Value acc = LLVM::ZeroOp::create(rewriter, loc, accType);
+      if (Value init = adaptor.getAcc())
+        for (int64_t i = 0; i < n / 2; ++i)
+          acc = LLVM::InsertValueOp::create(
+              rewriter, loc, acc,
+              vector::ExtractOp::create(rewriter, loc, init, rm * n / 2 + i), i);
       for (int64_t k0 = 0; k0 < k; k0 += kStep) {
         int64_t kb = k0 * elementBytes, slab = kb / 128, inRow = kb % 128;
         Value descA = descriptor(rewriter, loc, aBase,

@@ -117,6 +117,8 @@ void anchorMatmul(gdn::MatmulOp mm, const LayoutChoice &choice) {
   if (Value decay = mm.getDecay())
     mm.getDecayMutable().assign(
         convertTo(b, loc, decay, SliceAttr::get(b.getContext(), 1, mma)));
+  if (Value acc = mm.getAcc())
+    mm.getAccMutable().assign(convertTo(b, loc, acc, mma));
   Type blockedType = resultType;
   mm.getResult().setType(withLayout(resultType, mma));
   b.setInsertionPointAfter(mm);

@@ -231,7 +231,7 @@ Value KernelBody::matmul(Value lhs, Value rhs) {
   auto type = RankedTensorType::get({l.getDimSize(0), r.getDimSize(1)},
                                     b.getF32Type());
   return MatmulOp::create(b, loc(), type, lhs, rhs, /*decay=*/Value(),
-                          /*transpose_a=*/false, /*transpose_b=*/false,
+                          /*acc=*/Value(), /*transpose_a=*/false, /*transpose_b=*/false,
                           MaskKind::none);
 }
 

@@ -1,0 +1,50 @@
+// RUN: gdn-opt %s -split-input-file --gdn-fold-matmul-accumulate | FileCheck %s
+
+// The state update: exp(gamma_last) M + Vn^T Kd, the add in either order.
+// CHECK-LABEL: func @state_update
+// CHECK-SAME: (%[[VN:.*]]: tensor<64x128xf32>, %[[KD:.*]]: tensor<64x128xf32>, %[[M:.*]]: tensor<128x128xf32>)
+// CHECK-NEXT: %[[R:.*]] = gdn.matmul %[[VN]], %[[KD]] transpose_a mask none acc(%[[M]] : tensor<128x128xf32>)
+// CHECK-NEXT: %[[R2:.*]] = gdn.matmul %[[VN]], %[[KD]] transpose_a mask none acc(%[[R]] : tensor<128x128xf32>)
+// CHECK-NEXT: return %[[R2]]
+func.func @state_update(%vn: tensor<64x128xf32>, %kd: tensor<64x128xf32>, %m: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %u = gdn.matmul %vn, %kd transpose_a mask none : tensor<64x128xf32>, tensor<64x128xf32> -> tensor<128x128xf32>
+  %s = arith.addf %m, %u : tensor<128x128xf32>
+  %u2 = gdn.matmul %vn, %kd transpose_a mask none : tensor<64x128xf32>, tensor<64x128xf32> -> tensor<128x128xf32>
+  %s2 = arith.addf %u2, %s : tensor<128x128xf32>
+  return %s2 : tensor<128x128xf32>
+}
+
+// -----
+
+// Of two products, the later absorbs the earlier (the output's
+// Qg M^T + (Q K^T (.) D) Vn).
+// CHECK-LABEL: func @two_products
+// CHECK: %[[QM:.*]] = gdn.matmul %arg0, %arg1 transpose_b mask none :
+// CHECK-NEXT: gdn.matmul %arg2, %arg3 mask none acc(%[[QM]] : tensor<64x128xf32>)
+func.func @two_products(%qg: tensor<64x128xf32>, %m: tensor<128x128xf32>, %qk: tensor<64x64xf32>, %vn: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %qm = gdn.matmul %qg, %m transpose_b mask none : tensor<64x128xf32>, tensor<128x128xf32> -> tensor<64x128xf32>
+  %intra = gdn.matmul %qk, %vn mask none : tensor<64x64xf32>, tensor<64x128xf32> -> tensor<64x128xf32>
+  %sum = arith.addf %qm, %intra : tensor<64x128xf32>
+  return %sum : tensor<64x128xf32>
+}
+
+// -----
+
+// Left alone: a masked product (the mask would apply to the accumulator),
+// a product with a second user, a scalar add.
+// CHECK-LABEL: func @not_folded
+// CHECK-NOT: acc(
+// CHECK: gdn.matmul {{.*}} mask causal :
+// CHECK-NOT: acc(
+// CHECK: arith.addf
+// CHECK: arith.addf
+// CHECK: arith.addf
+func.func @not_folded(%q: tensor<64x128xf32>, %c: tensor<64x64xf32>, %x: f32) -> (tensor<64x64xf32>, tensor<64x64xf32>, f32) {
+  %a = gdn.matmul %q, %q transpose_b mask causal : tensor<64x128xf32>, tensor<64x128xf32> -> tensor<64x64xf32>
+  %s = arith.addf %c, %a : tensor<64x64xf32>
+  %b = gdn.matmul %q, %q transpose_b mask none : tensor<64x128xf32>, tensor<64x128xf32> -> tensor<64x64xf32>
+  %t = arith.addf %c, %b : tensor<64x64xf32>
+  %u = arith.mulf %b, %t : tensor<64x64xf32>
+  %y = arith.addf %x, %x : f32
+  return %s, %u, %y : tensor<64x64xf32>, tensor<64x64xf32>, f32
+}
