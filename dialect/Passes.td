@@ -236,8 +236,10 @@ def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
     The kernel's dynamic shared memory (the scratch area of layout moves,
     then the staged operands, which share bytes when their lives do not
     overlap) is recorded as `gdn.shared_bytes_per_block`. Scalar, `memref`
-    and `scf` code is left for `convert-gpu-to-nvvm`. The kernels run on one
-    warpgroup (128 threads).
+    and `scf` code is left for `convert-gpu-to-nvvm`. The kernels run on as
+    many threads as the layouts name: one or two warpgroups (128 or 256
+    threads); with two, each warpgroup computes its share of every
+    matmul's columns.
   }];
   let options = [
     Option<"mmaPrecision", "mma-precision", "std::string", /*default=*/"\"tf32\"",

@@ -88,10 +88,14 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   if (!tiles && options.gpuBackend != "simt")
     return Status::error("unknown GPU back end '" + options.gpuBackend +
                          "' (expected simt or tiles)");
+  if (options.warpgroups != 1 && options.warpgroups != 2)
+    return Status::error("warpgroups per block must be 1 or 2, got " +
+                         std::to_string(options.warpgroups));
   Status lowered =
       tiles ? runStage(
                   [&](mlir::PassManager &pm, const auto &) {
-                    mlir::gdn::buildGPUTileLowering(pm, options.mma);
+                    mlir::gdn::buildGPUTileLowering(pm, options.mma,
+                                                    options.warpgroups);
                   },
                   "lowering to register-tile GPU kernels")
             : runStage(mlir::gdn::buildGPULowering, "lowering to GPU kernels");
@@ -102,7 +106,8 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   artifact.plans = plans;
   artifact.chip = options.chip;
   artifact.blockSize =
-      tiles ? mlir::gdn::kTileBackendThreads : options.blockSize;
+      tiles ? mlir::gdn::kWarpgroupThreads * options.warpgroups
+            : options.blockSize;
   artifact.shape = options.shape;
   artifact.source = options.kernelPath;
   Status described = Status::success();

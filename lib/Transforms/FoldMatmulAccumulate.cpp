@@ -1,8 +1,12 @@
 //===- FoldMatmulAccumulate.cpp - c + A B as one matmul with acc ----------===//
 //
 // arith.addf(c, gdn.matmul(a, b)) -> gdn.matmul(a, b) acc(c), when the
-// matmul has no mask and the add is its only user. The new matmul sits at
-// the add, where both c and the operands are available.
+// matmul has no mask and the add is its only user. The new matmul sits
+// where the old one was when c is available there, else right after c's
+// definition when that follows in the same block with no other matmul in
+// between. Otherwise the add stays: moving a matmul past another would keep
+// both one's staged operands alive across the other (the GPU plans their
+// shared memory by lifetime; split-seq's transition would outgrow it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -47,9 +52,26 @@ struct AddOfMatmul : OpRewritePattern<arith::AddFOp> {
     }
     if (!mm || acc.getType() != mm.getType())
       return failure();
-    rewriter.replaceOpWithNewOp<MatmulOp>(
-        add, mm.getType(), mm.getLhs(), mm.getRhs(), /*decay=*/Value(), acc,
-        mm.getTransposeA(), mm.getTransposeB(), MaskKind::none);
+    if (DominanceInfo(mm).properlyDominates(acc, mm)) {
+      rewriter.setInsertionPoint(mm);
+    } else {
+      Operation *def = acc.getDefiningOp();
+      if (!def || def->getBlock() != mm->getBlock() || !mm->isBeforeInBlock(def))
+        return failure();
+      for (Operation &op : llvm::make_range(std::next(mm->getIterator()),
+                                            def->getIterator())) {
+        bool product = false;
+        op.walk([&](MatmulOp) { product = true; });
+        if (product)
+          return failure();
+      }
+      rewriter.setInsertionPointAfter(def);
+    }
+    Value folded = MatmulOp::create(rewriter, add.getLoc(), mm.getType(),
+                                    mm.getLhs(), mm.getRhs(), /*decay=*/Value(),
+                                    acc, mm.getTransposeA(), mm.getTransposeB(),
+                                    MaskKind::none);
+    rewriter.replaceOp(add, folded);
     rewriter.eraseOp(mm);
     return success();
   }

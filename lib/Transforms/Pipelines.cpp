@@ -159,32 +159,37 @@ void gdn::buildGPULayoutPipeline(OpPassManager &pm,
   addLayoutPasses(pm, options.numWarps);
 }
 
-void gdn::buildGPUTileLowering(OpPassManager &pm,
-                               const std::string &mmaPrecision) {
-  addLayoutPasses(pm, kTileBackendThreads / 32);
-  GDNGPUOutlineOptions outline;
-  outline.blockSize = kTileBackendThreads;
-  pm.addPass(createGDNGPUOutline(outline));
-  GDNGPULowerTilesOptions lower;
+namespace {
+/// Tiles with layouts in gpu.func kernels -> registers, shared memory, wgmma.
+void addLowerTiles(OpPassManager &pm, const std::string &mmaPrecision) {
+  gdn::GDNGPULowerTilesOptions lower;
   lower.mmaPrecision = mmaPrecision;
   pm.addPass(createGDNGPULowerTiles(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
+} // namespace
+
+void gdn::buildGPUTileLowering(OpPassManager &pm,
+                               const std::string &mmaPrecision,
+                               int64_t warpgroups) {
+  addLayoutPasses(pm, kWarpgroupThreads / 32 * warpgroups);
+  GDNGPUOutlineOptions outline;
+  outline.blockSize = kWarpgroupThreads * warpgroups;
+  pm.addPass(createGDNGPUOutline(outline));
+  addLowerTiles(pm, mmaPrecision);
+}
 
 void gdn::buildGPUTilesToPTXPipeline(OpPassManager &pm,
                                      const GPUTilesToPTXOptions &options) {
-  GDNGPULowerTilesOptions lower;
-  lower.mmaPrecision = options.mmaPrecision;
-  pm.addPass(createGDNGPULowerTiles(lower));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addLowerTiles(pm, options.mmaPrecision);
   buildGPUTilesToPTX(pm, options.chip);
 }
 
 void gdn::buildGPUTilesToPTX(OpPassManager &pm, const std::string &chip) {
   GpuNVVMAttachTargetOptions target;
   target.chip = chip;
+  // wgmma.mma_async and fence.proxy.async need PTX ISA 8.0 (sm_90a).
   target.features = "+ptx80";
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));

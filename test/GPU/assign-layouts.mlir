@@ -2,6 +2,14 @@
 // RUN: not gdn-opt %s --gdn-gpu-assign-layouts="num-warps=6" 2>&1 | FileCheck %s --check-prefix=WARPS
 
 // WARPS: num-warps must be a positive multiple of 4 (whole warpgroups), got 6
+// RUN: gdn-opt %s -split-input-file --gdn-gpu-assign-layouts="num-warps=8" | FileCheck %s --check-prefix=WG2
+
+// Two warpgroups (num-warps = 8): blocked tiles stack 8 warps along rows; a
+// matmul's accumulator has its columns split between the warpgroups.
+// WG2-DAG: #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+// WG2-DAG: #[[MMA:.*]] = #gdn_gpu.wgmma<warpsPerCTA = [4, 2], instrN = 32>
+// WG2-LABEL: func.func @kkt
+// WG2: gdn.matmul {{.*}} -> tensor<64x64xf32, #[[MMA]]>
 
 // Every tile takes the default blocked layout of its rank; a matmul's result
 // is the warpgroup-MMA accumulator (instrN = its columns), its operands are

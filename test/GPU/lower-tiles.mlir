@@ -58,6 +58,45 @@ gpu.module @k {
 
 // -----
 
+#mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 2], instrN = 64>
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#a = #gdn_gpu.dot_operand<opIdx = 0, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>>
+#b = #gdn_gpu.dot_operand<opIdx = 1, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // Two warpgroups split N = 128: each runs m64n64 chains, its B descriptor
+  // starting 64 staged rows (64 x 128 bytes) into B for warpgroup 1, and an
+  // accumulator (acc) starts from the registers it adds to: 32 a thread.
+  // CHECK-LABEL: gpu.func @two_warpgroups
+  // CHECK: %[[G:.*]] = arith.divui %thread_id_x{{.*}}, %c128{{.*}} : index
+  // CHECK: %[[GI:.*]] = arith.index_castui %[[G]] : index to i64
+  // CHECK: arith.muli %[[GI]], %c8192_i64 : i64
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: llvm.insertvalue
+  // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: vector.from_elements {{.*}} : vector<32xf32>
+  // TF32-LABEL: gpu.func @two_warpgroups
+  // TF32-COUNT-16: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 8>
+  // TF32-NOT: nvvm.wgmma.mma_async
+  gpu.func @two_warpgroups(%qm: memref<64x128xf32>, %vm: memref<128x128xf32>, %out: memref<64x128xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %q = gdn.tile_load %qm[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+    %v = gdn.tile_load %vm[%c0, %c0] dims [0, 1] : memref<128x128xf32> -> tensor<128x128xf32, #blocked>
+    %qa = gdn_gpu.convert_layout %q : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #a>
+    %vb = gdn_gpu.convert_layout %v : tensor<128x128xf32, #blocked> -> tensor<128x128xf32, #b>
+    %c = gdn_gpu.convert_layout %q : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #mma>
+    %r = gdn.matmul %qa, %vb transpose_b mask none acc(%c : tensor<64x128xf32, #mma>)
+        : tensor<64x128xf32, #a>, tensor<128x128xf32, #b> -> tensor<64x128xf32, #mma>
+    %rb = gdn_gpu.convert_layout %r : tensor<64x128xf32, #mma> -> tensor<64x128xf32, #blocked>
+    gdn.tile_store %rb, %out[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
+    gpu.return
+  }
+}
+}
+
+// -----
+
 #blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 module attributes {gpu.container_module} {
 gpu.module @k {

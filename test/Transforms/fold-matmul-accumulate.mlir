@@ -48,3 +48,33 @@ func.func @not_folded(%q: tensor<64x128xf32>, %c: tensor<64x64xf32>, %x: f32) ->
   %y = arith.addf %x, %x : f32
   return %s, %u, %y : tensor<64x64xf32>, tensor<64x64xf32>, f32
 }
+
+// -----
+
+// c defined after the product: the folded matmul goes right after c
+// (exp(gamma_last) M is computed after Vn^T Kd in the kernel's step)...
+// CHECK-LABEL: func @acc_after_product
+// CHECK: %[[C:.*]] = arith.mulf %arg2, %arg2
+// CHECK-NEXT: gdn.matmul %arg0, %arg1 transpose_a mask none acc(%[[C]] : tensor<128x128xf32>)
+// CHECK-NEXT: return
+func.func @acc_after_product(%vn: tensor<64x128xf32>, %kd: tensor<64x128xf32>, %m: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %u = gdn.matmul %vn, %kd transpose_a mask none : tensor<64x128xf32>, tensor<64x128xf32> -> tensor<128x128xf32>
+  %c = arith.mulf %m, %m : tensor<128x128xf32>
+  %s = arith.addf %c, %u : tensor<128x128xf32>
+  return %s : tensor<128x128xf32>
+}
+
+// -----
+
+// ...but not past another matmul: both would keep their staged operands
+// alive across each other.
+// CHECK-LABEL: func @not_past_a_matmul
+// CHECK-NOT: acc(
+// CHECK: arith.addf
+func.func @not_past_a_matmul(%vn: tensor<64x128xf32>, %kd: tensor<64x128xf32>, %m: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %u = gdn.matmul %vn, %kd transpose_a mask none : tensor<64x128xf32>, tensor<64x128xf32> -> tensor<128x128xf32>
+  %mb = gdn.matmul %m, %m mask none : tensor<128x128xf32>, tensor<128x128xf32> -> tensor<128x128xf32>
+  %c = arith.mulf %mb, %mb : tensor<128x128xf32>
+  %s = arith.addf %c, %u : tensor<128x128xf32>
+  return %s : tensor<128x128xf32>
+}

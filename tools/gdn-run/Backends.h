@@ -21,6 +21,7 @@ struct BackendOptions {
   int64_t blockSize = 256;   // CUDA threads per block
   std::string mma = "tf32";  // CUDA tensor-core precision
   std::string gpuBackend = "simt"; // CUDA code generator: simt or tiles
+  int64_t warpgroups = 2;          // tiles: warpgroups per block (1 or 2)
   int64_t sharedMemory = 196608; // CUDA shared memory for tile buffers
 };
 

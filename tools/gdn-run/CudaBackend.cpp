@@ -49,6 +49,7 @@ Status run::gpuArtifact(const BackendOptions &o, const KernelShape &shape,
   c.blockSize = o.blockSize;
   c.mma = o.mma;
   c.gpuBackend = o.gpuBackend;
+  c.warpgroups = o.warpgroups;
   c.sharedMemory = o.sharedMemory;
   c.schedule = o.schedule;
   return compileForGPU(c, artifact);

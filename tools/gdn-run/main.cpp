@@ -61,6 +61,7 @@ struct Options {
   int64_t blockSize = 256;
   std::string mma = "tf32";
   std::string gpuBackend = "simt";
+  int64_t warpgroups = 2;
   int64_t sharedMemory = 196608;
   std::string schedule;
 };
@@ -149,8 +150,14 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"tf32", "bf16"}))->capture_default_str();
   app.add_option("--gpu-backend", o.gpuBackend, "cuda: code generator, simt "
                  "(block-wide loops, mma.sync) or tiles (register tiles with "
-                 "layouts and wgmma, one warpgroup; docs/GPUBackend.md)")
+                 "layouts and wgmma; docs/GPUBackend.md)")
       ->check(CLI::IsMember({"simt", "tiles"}))->capture_default_str();
+  CLI::Option *warpgroupsOption = app.add_option(
+      "--warpgroups", o.warpgroups,
+      "cuda, tiles: warpgroups per block, 1 or 2 (2 splits every matmul's N "
+      "between them: half the registers per thread)");
+  warpgroupsOption
+      ->check(CLI::Range(1, 2))->capture_default_str();
   app.add_option("--warmup", o.warmup, "cuda: untimed launches before timing")
       ->capture_default_str();
   app.add_option("--repeat", o.repeat, "cuda: timed launches (median "
@@ -294,6 +301,11 @@ int main(int argc, char **argv) {
   backendOptions.blockSize = o.blockSize;
   backendOptions.mma = o.mma;
   backendOptions.gpuBackend = o.gpuBackend;
+  backendOptions.warpgroups = o.warpgroups;
+  if (warpgroupsOption->count() > 0 && o.gpuBackend != "tiles")
+    return refuse("--warpgroups applies to the register-tile GPU back end "
+                  "only (--gpu-backend tiles); the simt back end takes "
+                  "--block-size");
   backendOptions.sharedMemory = o.sharedMemory;
   if (!o.schedule.empty() && !o.artifactsDir.empty())
     return refuse("--schedule and --artifacts: an artifact's schedule was "

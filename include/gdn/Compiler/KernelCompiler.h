@@ -35,8 +35,12 @@ struct CompileOptions {
   std::string mma = "tf32";     // GPU: tensor-core precision, tf32 or bf16
   // GPU: code generator. "simt": every tile op a block-wide loop over
   // shared / global memory, mma.sync (the default); "tiles": the register-
-  // tile back end (layouts, wgmma; docs/GPUBackend.md), one warpgroup.
+  // tile back end (layouts, wgmma; docs/GPUBackend.md).
   std::string gpuBackend = "simt";
+  // GPU, tiles: warpgroups per block (1 or 2). With 2 (the default), every
+  // matmul's N is split between them and each thread holds half of every
+  // tile: fewer spills and twice the warps to hide latency.
+  int64_t warpgroups = 2;
   int64_t sharedMemory = 196608; // GPU: dynamic shared memory for tiles
 };
 

@@ -72,13 +72,16 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 };
 
 /// The register-tile back end after the schedule: layouts, outlining, tiles
-/// to registers / shared memory / wgmma (one warpgroup per block). Leaves
-/// gpu.func kernels for buildGPUTilesToPTX.
-void buildGPUTileLowering(OpPassManager &pm, const std::string &mmaPrecision);
+/// to registers / shared memory / wgmma (`warpgroups` warpgroups per block,
+/// splitting every matmul's N). Leaves gpu.func kernels for
+/// buildGPUTilesToPTX.
+void buildGPUTileLowering(OpPassManager &pm, const std::string &mmaPrecision,
+                          int64_t warpgroups = 2);
 /// gpu.module kernels after gdn-gpu-lower-tiles -> NVVM -> PTX.
 void buildGPUTilesToPTX(OpPassManager &pm, const std::string &chip);
-/// Threads per block of the register-tile back end's kernels.
-constexpr int64_t kTileBackendThreads = 128;
+/// Threads of one warpgroup: the register-tile back end's kernels have one
+/// or two per block.
+constexpr int64_t kWarpgroupThreads = 128;
 
 /// First half of the GPU pipeline: gdn -> linalg -> buffers -> a gpu.module
 /// whose kernels have their tile work spread over threads (tensor cores for

@@ -8,7 +8,9 @@
 // matrix descriptors are built by hand, as Triton does: start address >> 4,
 // leading byte offset 16, stride byte offset 1024 (8 rows of 128 bytes),
 // swizzle mode 1 (128 bytes). A k step moves the start address along the
-// 128-byte row; the next 128 bytes of K are the next slab.
+// 128-byte row; the next 128 bytes of K are the next slab. With two
+// warpgroups, each computes half of N: its B descriptor starts at its half
+// of the staged B rows.
 //
 // With an acc operand the accumulator starts from its registers.
 //
@@ -74,10 +76,12 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
     int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
     auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
     int64_t k = lhsType.getDimSize(op.getTransposeA() ? 0 : 1);
-    if (mma.getWarpsPerCTA()[0] != kWarpsPerWarpgroup || mma.getWarpsPerCTA()[1] != 1 ||
-        mma.getInstrN() != n || m % kRowsPerInstruction != 0)
+    // Warpgroup g computes columns [g instrN, (g + 1) instrN) of every slab.
+    int64_t groups = mma.getWarpsPerCTA()[1], instrN = mma.getInstrN();
+    if (mma.getWarpsPerCTA()[0] != kWarpsPerWarpgroup || instrN * groups != n ||
+        m % kRowsPerInstruction != 0)
       return rewriter.notifyMatchFailure(
-          op, "one warpgroup, instrN = N and 64-row slabs are supported");
+          op, "warpgroups split N (instrN x warpgroups = N) over 64-row slabs");
     auto staged = cast<MemRefType>(adaptor.getLhs().getType()).getElementType();
     bool bf16 = staged.isBF16();
     int64_t elementBytes = bf16 ? 2 : 4, kStep = bf16 ? 16 : 8;
@@ -86,9 +90,20 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
     MLIRContext *ctx = getContext();
     Type f32 = rewriter.getF32Type();
     auto accType = LLVM::LLVMStructType::getLiteral(
-        ctx, SmallVector<Type>(n / 2, f32));
+        ctx, SmallVector<Type>(instrN / 2, f32));
     Value aBase = sharedAddress(rewriter, loc, adaptor.getLhs());
     Value bBase = sharedAddress(rewriter, loc, adaptor.getRhs());
+    if (groups > 1) {
+      // B's columns are staged rows: this warpgroup's start instrN rows in.
+      Value group = arith::DivUIOp::create(
+          rewriter, loc, gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x),
+          arith::ConstantIndexOp::create(rewriter, loc, kWarpsPerWarpgroup * kWarpSize));
+      Value offset = arith::MulIOp::create(
+          rewriter, loc,
+          arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(), group),
+          i64Const(rewriter, loc, instrN * 128));
+      bBase = arith::AddIOp::create(rewriter, loc, bBase, offset);
+    }
     auto wgmmaType = NVVM::WGMMATypesAttr::get(
         ctx, bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::tf32);
 
@@ -99,10 +114,10 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
       // this slab (the same wgmma layout as the result).
       Value acc = LLVM::ZeroOp::create(rewriter, loc, accType);
       if (Value init = adaptor.getAcc())
-        for (int64_t i = 0; i < n / 2; ++i)
+        for (int64_t i = 0; i < instrN / 2; ++i)
           acc = LLVM::InsertValueOp::create(
               rewriter, loc, acc,
-              vector::ExtractOp::create(rewriter, loc, init, rm * n / 2 + i), i);
+              vector::ExtractOp::create(rewriter, loc, init, rm * instrN / 2 + i), i);
       for (int64_t k0 = 0; k0 < k; k0 += kStep) {
         int64_t kb = k0 * elementBytes, slab = kb / 128, inRow = kb % 128;
         Value descA = descriptor(rewriter, loc, aBase,
@@ -110,7 +125,7 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
         Value descB = descriptor(rewriter, loc, bBase, slab * n * 128 + inRow);
         acc = NVVM::WgmmaMmaAsyncOp::create(
             rewriter, loc, accType, acc, descA, descB,
-            NVVM::MMAShapeAttr::get(ctx, kRowsPerInstruction, n, kStep),
+            NVVM::MMAShapeAttr::get(ctx, kRowsPerInstruction, instrN, kStep),
             wgmmaType, wgmmaType,
             NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
             NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
@@ -129,7 +144,7 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
 
     SmallVector<Value> regs;
     for (Value acc : accs)
-      for (int64_t i = 0; i < n / 2; ++i)
+      for (int64_t i = 0; i < instrN / 2; ++i)
         regs.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, i));
     if (op.getMask() != gdn::MaskKind::none)
       applyMaskAndDecay(op, adaptor, regs, rewriter);

@@ -49,8 +49,11 @@ struct ScaleRowsOnRegisters : OpConversionPattern<gdn::ScaleRowsOp> {
 /// Lane masks that reach every lane holding a part of the same rows, or
 /// nothing when the row spans warps.
 std::optional<SmallVector<int32_t>> rowLaneMasks(Attribute layout) {
-  if (isa<WarpgroupMmaAttr>(layout))
+  if (auto mma = dyn_cast<WarpgroupMmaAttr>(layout)) {
+    if (mma.getWarpsPerCTA()[1] != 1)
+      return std::nullopt; // warpgroups hold different columns of a row
     return SmallVector<int32_t>{1, 2}; // a quad holds a row's columns
+  }
   auto blocked = dyn_cast<BlockedAttr>(layout);
   if (!blocked || blocked.getRank() != 2 || blocked.getOrder()[0] != 1 ||
       blocked.getWarpsPerCTA()[1] != 1)

@@ -44,9 +44,12 @@ struct LayoutChoice {
       return BlockedAttr::get(ctx, {1}, {kWarpSize}, {numWarps}, {0});
     return BlockedAttr::get(ctx, {1, 4}, {4, 8}, {numWarps, 1}, {1, 0});
   }
+  /// One warpgroup per 64-row slab; further warpgroups split N.
   WarpgroupMmaAttr mma(int64_t n) const {
-    return WarpgroupMmaAttr::get(ctx, {numWarps, 1},
-                                 static_cast<unsigned>(std::min<int64_t>(n, 256)));
+    unsigned groups = numWarps / kWarpsPerWarpgroup;
+    return WarpgroupMmaAttr::get(
+        ctx, {kWarpsPerWarpgroup, groups},
+        static_cast<unsigned>(std::min<int64_t>(n / groups, 256)));
   }
   /// Operands are staged K-major; `transposed` when the tile's rows run
   /// along K (A used as A^T, B used as is).
