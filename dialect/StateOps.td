@@ -31,30 +31,38 @@ def GDN_PageLookupOp : GDN_Op<"page_lookup"> {
 }
 
 def GDN_StateLoadOp : GDN_Op<"state_load"> {
-  let summary = "read one head's fp32 [V, K] state from a pool page";
+  let summary = "read one head's fp32 [V, K] state (or a block of its rows) from a pool page";
   let description = [{
     Reads `pool[page, head, :, :]` of a `[P, HV, V, K]` fp32 pool as a tile.
     V and K are each 64 or 128.
 
+    With a third index `row`, the tile is the block of state rows
+    `pool[page, head, row : row + Vb, :]`, where Vb (the tile's first
+    dimension) divides the pool's V: a kernel whose programs each own a
+    block of a head's value rows (a V-split) reads its block this way.
+
     ```mlir
     %m = gdn.state_load %pool[%pid, %hv]
         : memref<?x?x128x128xf32> -> tensor<128x128xf32>
+    %m_half = gdn.state_load %pool[%pid, %hv, %v0]
+        : memref<?x?x128x128xf32> -> tensor<64x128xf32>
     ```
   }];
   let arguments = (ins Arg<MemRefRankOf<[F32], [4]>, "pool", [MemRead]>:$pool,
-                       Index:$page, Index:$head);
+                       Index:$page, Index:$head, Optional<Index>:$row);
   let results = (outs GDN_F32Matrix:$result);
   let assemblyFormat = [{
-    $pool `[` $page `,` $head `]` attr-dict `:` type($pool) `->` type($result)
+    $pool `[` $page `,` $head (`,` $row^)? `]` attr-dict `:` type($pool) `->` type($result)
   }];
   let hasVerifier = 1;
 }
 
 def GDN_StateStoreOp : GDN_Op<"state_store"> {
-  let summary = "write one head's fp32 [V, K] state to a pool page";
+  let summary = "write one head's fp32 [V, K] state (or a block of its rows) to a pool page";
   let description = [{
-    Writes `value` to `pool[page, head, :, :]`; the inverse of
-    `gdn.state_load`, with the same shape rules.
+    Writes `value` to `pool[page, head, :, :]` (with `row`: to rows
+    `row : row + Vb`); the inverse of `gdn.state_load`, with the same shape
+    rules.
 
     ```mlir
     gdn.state_store %m, %pool[%pid, %hv]
@@ -63,9 +71,9 @@ def GDN_StateStoreOp : GDN_Op<"state_store"> {
   }];
   let arguments = (ins GDN_F32Matrix:$value,
                        Arg<MemRefRankOf<[F32], [4]>, "pool", [MemWrite]>:$pool,
-                       Index:$page, Index:$head);
+                       Index:$page, Index:$head, Optional<Index>:$row);
   let assemblyFormat = [{
-    $value `,` $pool `[` $page `,` $head `]` attr-dict `:` type($value) `,` type($pool)
+    $value `,` $pool `[` $page `,` $head (`,` $row^)? `]` attr-dict `:` type($value) `,` type($pool)
   }];
   let hasVerifier = 1;
 }

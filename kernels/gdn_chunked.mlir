@@ -1,5 +1,7 @@
 // Chunked Gated DeltaNet prefill (SPEC.md, "The chunked (WY) form"), one
-// program per (value head, sequence): grid = [HV, B, 1].
+// program per (value head, block of its state rows, sequence):
+// grid = [HV x V / Vb, B, 1], where Vb is the row count of the !state tile
+// (V unless the schedule splits V: its v-block).
 //
 // Two entry points share the per-chunk stages below:
 //   @gdn_pool   the pool interface: raw gates, l2norm, one state row per
@@ -16,17 +18,18 @@
 // schedule's business (gdn-schedule, docs/Schedules.md), not this file's.
 //
 // Shape parameters are the type aliases below: K = V = 128, bf16 inputs.
-// gdn-run re-binds them (K, V in {64, 128}; bf16 or f16) before compiling;
-// the rest of the file never spells a head size.
+// gdn-run re-binds them (K, V in {64, 128}; bf16 or f16; the V of the tiles
+// to the schedule's v-block) before compiling; the rest of the file never
+// spells a head size.
 
 !qk_mem   = memref<?x?x128xbf16>      // q, k: [T, H, K]
 !v_mem    = memref<?x?x128xbf16>      // v, o: [T, HV, V]
 !pool_mem = memref<?x?x128x128xf32>   // state_pool: [P, HV, V, K]
 !qk_in    = tensor<64x128xbf16>       // a chunk of q or k as stored
-!v_in     = tensor<64x128xbf16>       // a chunk of v or o as stored
+!v_in     = tensor<64x128xbf16>       // a chunk of v or o as stored: [C, Vb]
 !qk_tile  = tensor<64x128xf32>        // [C, K]
-!v_tile   = tensor<64x128xf32>        // [C, V]
-!state    = tensor<128x128xf32>       // M: [V, K]
+!v_tile   = tensor<64x128xf32>        // [C, Vb]
+!state    = tensor<128x128xf32>       // M: [Vb, K], this program's state rows
 !kk       = tensor<128x128xf32>       // [K, K]
 
 // Prepare (state-independent) one chunk of n <= 64 tokens (rows n.. are
@@ -123,6 +126,22 @@ func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
   return %a, %b, %r : f32, !kk, !state
 }
 
+// Program x of the grid: value head hv and the first state row v0 of its
+// block. Each head's V rows are spread over V / Vb programs, Vb the !state
+// tile's row count; with Vb = V this is (program_id 0, 0).
+func.func private @head_and_rows(%x: index, %vm: !v_mem) -> (index, index) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %V = memref.dim %vm, %c2 : !v_mem
+  %rows = tensor.empty() : !state
+  %Vb = tensor.dim %rows, %c0 : !state
+  %blocks = arith.divui %V, %Vb : index
+  %hv = arith.divui %x, %blocks : index
+  %blk = arith.remui %x, %blocks : index
+  %v0 = arith.muli %blk, %Vb : index
+  return %hv, %v0 : index, index
+}
+
 // Pool chunk c: first token t = t0 + 64 c and row count n = min(t1 - t, 64).
 func.func private @pool_chunk_rows(%c: index, %t0: index, %t1: index)
     -> (index, index) {
@@ -162,8 +181,9 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
   %c63 = arith.constant 63 : index
   %c64 = arith.constant 64 : index
   %true = arith.constant true
-  %hv = gdn.program_id 0
   %b = gdn.program_id 1
+  %x = gdn.program_id 0
+  %hv, %v0 = func.call @head_and_rows(%x, %vm) : (index, !v_mem) -> (index, index)
   %H = memref.dim %qm, %c1 : !qk_mem
   %HV = memref.dim %vm, %c1 : !v_mem
   %G = arith.divui %HV, %H : index
@@ -180,7 +200,7 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     %row = arith.index_cast %row_i : i64 to index
     %alog = memref.load %a_log[%hv] : memref<?xf32>
     %dtb = memref.load %dt_bias[%hv] : memref<?xf32>
-    %m_in = gdn.state_load %pool[%row, %hv] : !pool_mem -> !state
+    %m_in = gdn.state_load %pool[%row, %hv, %v0] : !pool_mem -> !state
     // Chunk c covers tokens t0 + 64 c .. min(t1, t0 + 64 c + 64) - 1.
     %len = arith.subi %t1, %t0 : index
     %len63 = arith.addi %len, %c63 : index
@@ -191,7 +211,7 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       %t, %n = func.call @pool_chunk_rows(%c, %t0, %t1) : (index, index, index) -> (index, index)
       %q = gdn.tile_load %qm[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
       %k = gdn.tile_load %km[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
-      %v = gdn.tile_load %vm[%t, %hv, %c0] dims [0, 2] rows %n : !v_mem -> !v_in
+      %v = gdn.tile_load %vm[%t, %hv, %v0] dims [0, 2] rows %n : !v_mem -> !v_in
       %a = gdn.tile_load %am[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> tensor<64xf32>
       %bl = gdn.tile_load %bm[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> tensor<64xf32>
       %g = gdn.gate raw %a A_log(%alog) dt_bias(%dtb) : tensor<64xf32>
@@ -214,7 +234,7 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       %t, %n = func.call @pool_chunk_rows(%c, %t0, %t1) : (index, index, index) -> (index, index)
       %o = func.call @chunk_output(%qg, %qk, %m, %vn, %scale)
           : (!qk_tile, tensor<64x64xf32>, !state, !v_tile, f32) -> !v_in
-      gdn.tile_store %o, %om[%t, %hv, %c0] dims [0, 2] rows %n : !v_in, !v_mem
+      gdn.tile_store %o, %om[%t, %hv, %v0] dims [0, 2] rows %n : !v_in, !v_mem
     } transition {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
          %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>):
@@ -222,7 +242,7 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
           : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>) -> (f32, !kk, !state)
       gdn.yield %ta, %tb, %tr : f32, !kk, !state
     }
-    gdn.state_store %m_out, %pool[%row, %hv] : !state, !pool_mem
+    gdn.state_store %m_out, %pool[%row, %hv, %v0] : !state, !pool_mem
   }
   return
 }
@@ -242,8 +262,9 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
   %c63_idx = arith.constant 63 : index
-  %hv = gdn.program_id 0
   %b = gdn.program_id 1
+  %x = gdn.program_id 0
+  %hv, %v0 = func.call @head_and_rows(%x, %vm) : (index, !v_mem) -> (index, index)
   %H = memref.dim %qm, %c1 : !qk_mem
   %HV = memref.dim %vm, %c1 : !v_mem
   %G = arith.divui %HV, %H : index
@@ -280,7 +301,7 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       %last_prefix = arith.subi %p, %c1 : index
       %pn = arith.divui %last_prefix, %page_size : index
       %page = gdn.page_lookup %page_indices, %page_indptr[%b, %pn] : memref<?xi64>, memref<?xi64>
-      %m = gdn.state_load %pool[%page, %hv] : !pool_mem -> !state
+      %m = gdn.state_load %pool[%page, %hv, %v0] : !pool_mem -> !state
       scf.yield %m : !state
     }
 
@@ -295,7 +316,7 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
           : (index, index, index, index) -> (index, index, index)
       %q = gdn.tile_load %qm[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
       %k = gdn.tile_load %km[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
-      %v = gdn.tile_load %vm[%t, %hv, %c0] dims [0, 2] rows %n : !v_mem -> !v_in
+      %v = gdn.tile_load %vm[%t, %hv, %v0] dims [0, 2] rows %n : !v_mem -> !v_in
       %gin = gdn.tile_load %gate_m[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> tensor<64xf32>
       %bin = gdn.tile_load %beta_m[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> tensor<64xf32>
       %g = scf.index_switch %gate_domain -> tensor<64xf32>
@@ -336,7 +357,7 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
         %pn = arith.divui %e, %page_size : index
         %pn1 = arith.subi %pn, %c1 : index
         %page = gdn.page_lookup %page_indices, %page_indptr[%b, %pn1] : memref<?xi64>, memref<?xi64>
-        gdn.state_store %m1, %pool[%page, %hv] : !state, !pool_mem
+        gdn.state_store %m1, %pool[%page, %hv, %v0] : !state, !pool_mem
       }
       gdn.yield %m1, %vn : !state, !v_tile
     } emit {
@@ -347,7 +368,7 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
           : (index, index, index, index) -> (index, index, index)
       %o = func.call @chunk_output(%qg, %qk, %m, %vn, %scale)
           : (!qk_tile, tensor<64x64xf32>, !state, !v_tile, f32) -> !v_in
-      gdn.tile_store %o, %om[%t, %hv, %c0] dims [0, 2] rows %n : !v_in, !v_mem
+      gdn.tile_store %o, %om[%t, %hv, %v0] dims [0, 2] rows %n : !v_in, !v_mem
     } transition {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
          %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>):
@@ -357,7 +378,7 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     }
     // The final state goes to the last page.
     %last_page = gdn.page_lookup %page_indices, %page_indptr[%b, %full] : memref<?xi64>, memref<?xi64>
-    gdn.state_store %m_out, %pool[%last_page, %hv] : !state, !pool_mem
+    gdn.state_store %m_out, %pool[%last_page, %hv, %v0] : !state, !pool_mem
   }
   return
 }

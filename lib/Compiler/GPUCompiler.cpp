@@ -59,7 +59,11 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   CapturedDiagnostics diags(context);
   std::string specialised;
   mlir::OwningOpRef<mlir::ModuleOp> module;
-  if (Status s = parseKernel(options, context, diags, specialised, module);
+  KernelShape shape;
+  if (Status s = resolveKernelShape(options, shape); !s.ok())
+    return s;
+  if (Status s = parseKernel(options, shape, context, diags, specialised,
+                             module);
       !s.ok())
     return s;
 
@@ -108,7 +112,7 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   artifact.blockSize =
       tiles ? mlir::gdn::kWarpgroupThreads * options.warpgroups
             : options.blockSize;
-  artifact.shape = options.shape;
+  artifact.shape = shape;
   artifact.source = options.kernelPath;
   Status described = Status::success();
   module->walk([&](mlir::gpu::GPUFuncOp kernel) {

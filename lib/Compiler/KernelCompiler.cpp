@@ -35,6 +35,7 @@ struct CPUKernel::Impl {
   std::string specialisedSource;
   std::map<std::string, void (*)(void **)> entries; // JIT-compiled
   std::map<std::string, LaunchPlan> plans;          // by entry
+  KernelShape shape; // as specialised (with the schedule's v-block)
 
   explicit Impl(mlir::DialectRegistry &registry) : context(registry) {}
 };
@@ -71,7 +72,9 @@ Status CPUKernel::compile(const CompileOptions &options,
   auto impl = std::make_unique<Impl>(registry);
   impl->context.loadAllAvailableDialects();
   CapturedDiagnostics diags(impl->context);
-  if (Status s = parseKernel(options, impl->context, diags,
+  if (Status s = resolveKernelShape(options, impl->shape); !s.ok())
+    return s;
+  if (Status s = parseKernel(options, impl->shape, impl->context, diags,
                              impl->specialisedSource, impl->tileModule);
       !s.ok())
     return s;
@@ -127,6 +130,8 @@ Status CPUKernel::emit(EmitKind kind, std::string &text) const {
   }
   return Status::error("unknown emit kind");
 }
+
+const KernelShape &CPUKernel::shape() const { return impl->shape; }
 
 LaunchPlan CPUKernel::plan(const std::string &entry) const {
   auto it = impl->plans.find(entry);

@@ -4,6 +4,7 @@
 
 #include "gdn/InitAll/InitAll.h"
 #include "gdn/Transforms/Passes.h"
+#include "gdn/Transforms/Schedule.h"
 
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -20,7 +21,25 @@ void gdn::registerCompilerDialects(mlir::DialectRegistry &registry) {
   mlir::registerLLVMDialectTranslation(registry);
 }
 
-Status gdn::parseKernel(const CompileOptions &options,
+Status gdn::resolveKernelShape(const CompileOptions &options,
+                               KernelShape &shape) {
+  shape = options.shape;
+  mlir::gdn::ScheduleOptions schedule;
+  std::string error;
+  const std::string &spec =
+      options.schedule.empty() ? std::string("fused") : options.schedule;
+  if (!mlir::gdn::parseSchedule(spec, schedule, error))
+    return Status::error(error);
+  if (schedule.vBlock && shape.V % schedule.vBlock != 0)
+    return Status::error("schedule '" + spec + "': v-block=" +
+                         std::to_string(schedule.vBlock) +
+                         " does not divide the value head size V=" +
+                         std::to_string(shape.V));
+  shape.vBlock = schedule.vBlock == shape.V ? 0 : schedule.vBlock;
+  return Status::success();
+}
+
+Status gdn::parseKernel(const CompileOptions &options, const KernelShape &shape,
                         mlir::MLIRContext &context, CapturedDiagnostics &diags,
                         std::string &specialised,
                         mlir::OwningOpRef<mlir::ModuleOp> &module) {
@@ -29,7 +48,7 @@ Status gdn::parseKernel(const CompileOptions &options,
   if (!file)
     return Status::error("cannot read kernel file '" + options.kernelPath +
                          "': " + error);
-  specialised = specializeKernelSource(file->getBuffer().str(), options.shape);
+  specialised = specializeKernelSource(file->getBuffer().str(), shape);
   diags.sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(specialised, options.kernelPath),
       llvm::SMLoc());

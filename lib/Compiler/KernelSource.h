@@ -39,10 +39,15 @@ struct CapturedDiagnostics {
 /// The gdn dialect, every upstream dialect and the LLVM IR translations.
 void registerCompilerDialects(mlir::DialectRegistry &registry);
 
-/// Reads `options.kernelPath`, re-binds its shape aliases and parses it;
-/// diagnostics name the user's file, line and column.
-Status parseKernel(const CompileOptions &options, mlir::MLIRContext &context,
-                   CapturedDiagnostics &diags, std::string &specialised,
+/// The shape the kernel is specialised for: `options.shape` with the
+/// schedule's v-block; refuses a v-block that does not divide V.
+Status resolveKernelShape(const CompileOptions &options, KernelShape &shape);
+
+/// Reads `options.kernelPath`, re-binds its shape aliases to `shape` and
+/// parses it; diagnostics name the user's file, line and column.
+Status parseKernel(const CompileOptions &options, const KernelShape &shape,
+                   mlir::MLIRContext &context, CapturedDiagnostics &diags,
+                   std::string &specialised,
                    mlir::OwningOpRef<mlir::ModuleOp> &module);
 
 /// Runs gdn-schedule with `schedule` on `module` and reads back the launch

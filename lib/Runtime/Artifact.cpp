@@ -93,10 +93,13 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
             {"chip", a.chip},
             {"block_size", a.blockSize},
             {"shape",
-             {{"K", a.shape.K}, {"V", a.shape.V}, {"io", dtypeName(a.shape.io)}}},
+             {{"K", a.shape.K},
+              {"V", a.shape.V},
+              {"io", dtypeName(a.shape.io)},
+              {"v_block", a.shape.vTile()}}},
             {"source", a.source},
             {"ptx", "kernel.ptx"},
-            {"grid", "x = value heads HV, y = sequences B"},
+            {"grid", "x = value heads HV x (V / v_block), y = sequences B"},
             {"kernels", kernels},
             {"plans", plans}};
   std::ofstream ptx(dir + "/kernel.ptx", std::ios::binary);
@@ -139,6 +142,14 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
       !getInt(m["shape"], "V", a.shape.V) || !getStr(m["shape"], "io", io) ||
       !parseDType(io, a.shape.io) || !getStr(m, "ptx", ptxName))
     return bad("missing or malformed chip / block_size / shape / ptx");
+  // Manifests written before the V-split have no v_block: the whole V.
+  int64_t vBlock = a.shape.V;
+  if (m["shape"].contains("v_block") && !getInt(m["shape"], "v_block", vBlock))
+    return bad("malformed shape.v_block");
+  if (vBlock <= 0 || a.shape.V % vBlock != 0)
+    return bad("shape.v_block " + std::to_string(vBlock) +
+               " does not divide V " + std::to_string(a.shape.V));
+  a.shape.vBlock = vBlock == a.shape.V ? 0 : vBlock;
   getStr(m, "source", a.source);
   if (!m.contains("kernels") || !m["kernels"].is_object())
     return bad("no kernels");

@@ -172,7 +172,8 @@ struct StateLoadLowering : OpConversionPattern<StateLoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value zero = indexConst(rewriter, loc, 0);
-    SmallVector<Value> base{adaptor.getPage(), adaptor.getHead(), zero, zero};
+    Value row = adaptor.getRow() ? adaptor.getRow() : zero;
+    SmallVector<Value> base{adaptor.getPage(), adaptor.getHead(), row, zero};
     rewriter.replaceOp(op, loadTile(rewriter, loc, op.getType(),
                                     adaptor.getPool(), base, {2, 3}, {}));
     return success();
@@ -186,7 +187,8 @@ struct StateStoreLowering : OpConversionPattern<StateStoreOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value zero = indexConst(rewriter, loc, 0);
-    SmallVector<Value> base{adaptor.getPage(), adaptor.getHead(), zero, zero};
+    Value row = adaptor.getRow() ? adaptor.getRow() : zero;
+    SmallVector<Value> base{adaptor.getPage(), adaptor.getHead(), row, zero};
     storeTile(rewriter, loc, adaptor.getValue(), adaptor.getPool(), base,
               {2, 3}, {});
     rewriter.eraseOp(op);

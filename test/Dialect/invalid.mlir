@@ -283,6 +283,23 @@ func.func @state_pool_mismatch(%pool: memref<?x?x128x64xf32>, %i: index) {
 
 // -----
 
+func.func @state_row_block_without_row(%pool: memref<?x?x128x64xf32>, %i: index) {
+  // expected-error @+1 {{state tile 'tensor<64x64xf32>' does not match pool dimension 2 (128)}}
+  %m = gdn.state_load %pool[%i, %i] : memref<?x?x128x64xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @state_row_block_too_big(%pool: memref<?x?x64x64xf32>,
+                                   %m: tensor<128x64xf32>, %i: index) {
+  // expected-error @+1 {{state row block of 128 rows does not divide the pool's V (64)}}
+  gdn.state_store %m, %pool[%i, %i, %i] : tensor<128x64xf32>, memref<?x?x64x64xf32>
+  return
+}
+
+// -----
+
 func.func @state_pool_dtype(%pool: memref<?x?x128x128xbf16>, %i: index) {
   // expected-error @+1 {{operand #0 must be 4D memref of 32-bit float values}}
   %m = gdn.state_load %pool[%i, %i] : memref<?x?x128x128xbf16> -> tensor<128x128xf32>

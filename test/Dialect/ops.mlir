@@ -82,5 +82,10 @@ func.func @state(%pool: memref<?x?x128x64xf32>, %pi: memref<?xi32>,
   %m = gdn.state_load %pool[%page, %hv] : memref<?x?x128x64xf32> -> tensor<128x64xf32>
   // CHECK: gdn.state_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : tensor<128x64xf32>, memref<?x?x128x64xf32>
   gdn.state_store %m, %pool[%page, %hv] : tensor<128x64xf32>, memref<?x?x128x64xf32>
+  // A block of 64 of the 128 state rows, from row %n (a V-split).
+  // CHECK: gdn.state_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x?x128x64xf32> -> tensor<64x64xf32>
+  %half = gdn.state_load %pool[%page, %hv, %n] : memref<?x?x128x64xf32> -> tensor<64x64xf32>
+  // CHECK: gdn.state_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<64x64xf32>, memref<?x?x128x64xf32>
+  gdn.state_store %half, %pool[%page, %hv, %n] : tensor<64x64xf32>, memref<?x?x128x64xf32>
   return
 }

@@ -56,7 +56,10 @@ Status run::runCpu(const BackendOptions &o, PreparedCall &call,
   // (poisoned: all bits set, NaN, so a read before a write shows).
   std::vector<PlannedLaunch> launches;
   std::vector<KernelArg> args = call.args, workspaces;
-  if (Status s = planCall(kernel->plan(call.entry), call.grid, call.chunkSlots,
+  // A V-split kernel runs V / v_block programs per value head.
+  Grid programs = call.grid;
+  programs.x *= kernel->shape().programsPerHead();
+  if (Status s = planCall(kernel->plan(call.entry), programs, call.chunkSlots,
                           launches, workspaces);
       !s.ok())
     return s;

@@ -82,7 +82,10 @@ Status run::runCuda(const BackendOptions &o, PreparedCall &call,
   std::vector<PlannedLaunch> launches;
   std::vector<KernelArg> args = call.args, workspaces;
   const LaunchPlan plan = artifact.planFor(call.entry);
-  if (Status s = planCall(plan, call.grid, call.chunkSlots, launches,
+  // A V-split kernel runs V / v_block programs per value head.
+  Grid programs = call.grid;
+  programs.x *= artifact.shape.programsPerHead();
+  if (Status s = planCall(plan, programs, call.chunkSlots, launches,
                           workspaces);
       !s.ok())
     return s;

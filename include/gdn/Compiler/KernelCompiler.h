@@ -65,6 +65,10 @@ public:
   /// dialect module, or LLVM IR.
   Status emit(EmitKind kind, std::string &text) const;
 
+  /// The shape the kernel was specialised for (with the schedule's v-block:
+  /// `programsPerHead()` programs per value head on the grid's x axis).
+  const KernelShape &shape() const;
+
   /// The kernels `entry` runs as under the schedule, in launch order.
   LaunchPlan plan(const std::string &entry) const;
 

@@ -80,6 +80,13 @@ struct KernelShape {
   int64_t K = 128;        // key head size
   int64_t V = 128;        // value head size
   DType io = DType::BF16; // q / k / v / o storage type
+  // State rows per program (a V-split, the schedule's v-block): each value
+  // head's V rows are spread over V / vBlock programs. 0: the whole V.
+  int64_t vBlock = 0;
+
+  int64_t vTile() const { return vBlock ? vBlock : V; }
+  /// Programs per value head on the grid's x axis.
+  int64_t programsPerHead() const { return V / vTile(); }
 };
 
 /// A launch grid of up to three axes (program ids 0, 1, 2).

@@ -25,6 +25,10 @@ struct ScheduleOptions {
   std::string intermediates = "f32"; // storage of values between kernels
   std::string output = "separate";  // staged: separate | with-state
   int64_t segmentChunks = 16;       // split-seq: chunks per segment
+  // Every kind: state rows per program (a V-split). 0 keeps a value head's
+  // whole V in one program; 64 gives each head V / 64 programs. The driver
+  // specialises the kernel's V tiles to it (see docs/Schedules.md).
+  int64_t vBlock = 0;
 
   /// The canonical text form, e.g. "staged intermediates=f32 output=separate".
   std::string str() const;
@@ -38,8 +42,8 @@ struct NamedSchedule {
 };
 const std::vector<NamedSchedule> &builtinSchedules();
 
-/// Parses `spec`: a built-in name, or the path of a file holding a schedule
-/// text. On failure returns false and sets `error` to a message naming the
+/// Parses `spec`: a built-in name, the path of a file holding a schedule
+/// text, or a schedule text itself (e.g. "fused v-block=64"). On failure returns false and sets `error` to a message naming the
 /// problem (unknown name, unreadable file, unknown key, bad value).
 bool parseSchedule(const std::string &spec, ScheduleOptions &out,
                    std::string &error);

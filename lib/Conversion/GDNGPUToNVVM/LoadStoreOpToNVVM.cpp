@@ -73,10 +73,12 @@ void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value reg
   }
 }
 
-/// pool[page, head, :, :]: the corner and the walked dimensions of a state.
-SmallVector<Value> stateCorner(OpBuilder &b, Location loc, Value page, Value head) {
+/// pool[page, head, row, 0]: the corner of a state tile (row 0, or the first
+/// row of a V-split's block) and the dimensions it walks.
+SmallVector<Value> stateCorner(OpBuilder &b, Location loc, Value page, Value head,
+                               Value row) {
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  return {page, head, c0, c0};
+  return {page, head, row ? row : c0, c0};
 }
 constexpr int64_t kStateDims[] = {2, 3};
 
@@ -121,7 +123,8 @@ struct StateLoadOnRegisters : OpConversionPattern<gdn::StateLoadOp> {
     rewriter.replaceOp(
         op, loadRegisters(rewriter, loc, *getTypeConverter(), op.getType(),
                           adaptor.getPool(),
-                          stateCorner(rewriter, loc, adaptor.getPage(), adaptor.getHead()),
+                          stateCorner(rewriter, loc, adaptor.getPage(), adaptor.getHead(),
+                                      adaptor.getRow()),
                           kStateDims, Value()));
     return success();
   }
@@ -137,7 +140,8 @@ struct StateStoreOnRegisters : OpConversionPattern<gdn::StateStoreOp> {
       return failure();
     Location loc = op.getLoc();
     storeRegisters(rewriter, loc, type, adaptor.getValue(), adaptor.getPool(),
-                   stateCorner(rewriter, loc, adaptor.getPage(), adaptor.getHead()),
+                   stateCorner(rewriter, loc, adaptor.getPage(), adaptor.getHead(),
+                                      adaptor.getRow()),
                    kStateDims, Value());
     rewriter.eraseOp(op);
     return success();

@@ -60,6 +60,17 @@ struct SchedulePass : public gdn::impl::GDNScheduleBase<SchedulePass> {
                                   "scan's kernels once per program";
         return signalPassFailure();
       }
+      // A V-split is made when the kernel is specialised (its V tiles are
+      // bound to the block); the schedule only checks that they were.
+      auto state = cast<RankedTensorType>(scans[0].getInit().getType());
+      if (options.vBlock && state.getDimSize(0) != options.vBlock) {
+        scans[0].emitOpError()
+            << "carries a state of " << state.getDimSize(0)
+            << " rows but the schedule asks for v-block=" << options.vBlock
+            << "; gdn-run specialises the kernel's V tiles to the schedule's "
+               "v-block, a kernel given to gdn-opt must bind them itself";
+        return signalPassFailure();
+      }
       work.push_back({func, scans[0]});
     }
     for (auto [func, scan] : work) {

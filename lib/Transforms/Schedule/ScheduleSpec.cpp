@@ -34,6 +34,8 @@ std::string ScheduleOptions::str() const {
     s += " segment-chunks=" + std::to_string(segmentChunks);
   else if (kind != "fused")
     s += " intermediates=" + intermediates;
+  if (vBlock)
+    s += " v-block=" + std::to_string(vBlock);
   return s;
 }
 
@@ -84,9 +86,15 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
           return fail("segment-chunks=" + value +
                       " (expected an integer in 1..4096)");
         o.segmentChunks = n;
+      } else if (key == "v-block") {
+        if (value != "64" && value != "128")
+          return fail("v-block=" + value + " (expected 64 or 128: state rows "
+                      "per program, a block of the value head size V)");
+        o.vBlock = std::stoll(value);
       } else {
         return fail("unknown key '" + key +
-                    "' (known: intermediates, output, segment-chunks)");
+                    "' (known: intermediates, output, segment-chunks, "
+                    "v-block)");
       }
     }
   }
@@ -102,6 +110,9 @@ bool mlir::gdn::parseSchedule(const std::string &spec, ScheduleOptions &out,
     if (spec == s.name)
       return parseScheduleText(s.text, spec, out, error);
   std::ifstream in(spec);
+  // Not a name or a file: a schedule text given inline ("fused v-block=64").
+  if (!in && spec.find_first_of(" =") != std::string::npos)
+    return parseScheduleText(spec, spec, out, error);
   if (!in) {
     std::string names;
     for (const NamedSchedule &s : builtinSchedules())
@@ -131,6 +142,8 @@ std::string mlir::gdn::scheduleHelp() {
     s += std::string("\n  ") + n.name + ": " + n.summary;
   s += "\nKinds a schedule file may use: " + schedule::kindList() +
        "; keys: intermediates=f32|bf16, output=separate|with-state (staged), "
-       "segment-chunks=N (split-seq)";
+       "segment-chunks=N (split-seq), v-block=64|128 (any kind: state rows per "
+       "program). A schedule text may also be given inline, e.g. "
+       "\"fused v-block=64\"";
   return s;
 }
