@@ -4,9 +4,11 @@
 // matmul has no mask and the add is its only user. The new matmul sits
 // where the old one was when c is available there, else right after c's
 // definition when that follows in the same block with no other matmul in
-// between. Otherwise the add stays: moving a matmul past another would keep
-// both one's staged operands alive across the other (the GPU plans their
-// shared memory by lifetime; split-seq's transition would outgrow it).
+// between, c's definition included. Otherwise the add stays: moving a
+// matmul past another would keep both one's staged operands alive across
+// the other (the GPU plans their shared memory by lifetime; split-seq's
+// transition would outgrow it). When both operands are products, the later
+// one absorbs the earlier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +17,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -37,43 +38,70 @@ MatmulOp foldableProduct(Value v) {
   return mm;
 }
 
+/// Whether `v` is available at `op` without looking at CFG dominance: it is
+/// an argument of a block holding `op`, or defined earlier in a block that
+/// holds `op` (or an op around it). Conservative across multi-block regions.
+bool availableAt(Value v, Operation *op) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner()->findAncestorOpInBlock(*op) != nullptr;
+  Operation *def = v.getDefiningOp();
+  Operation *around = def->getBlock()->findAncestorOpInBlock(*op);
+  return around && around != def && def->isBeforeInBlock(around);
+}
+
+/// Where `acc + mm` may become one matmul: at `mm` when `acc` is available
+/// there, else right after `acc`'s definition when that follows `mm` in
+/// its block with no matmul between them, `acc`'s definition included.
+/// Null when neither holds.
+Operation *foldPoint(Value acc, MatmulOp mm, bool &after) {
+  after = false;
+  if (availableAt(acc, mm))
+    return mm;
+  Operation *def = acc.getDefiningOp();
+  if (!def || def->getBlock() != mm->getBlock() || !mm->isBeforeInBlock(def))
+    return nullptr;
+  for (Operation &op : llvm::make_range(std::next(mm->getIterator()),
+                                        std::next(def->getIterator()))) {
+    bool product = false;
+    op.walk([&](MatmulOp) { product = true; });
+    if (product)
+      return nullptr;
+  }
+  after = true;
+  return def;
+}
+
 struct AddOfMatmul : OpRewritePattern<arith::AddFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::AddFOp add,
                                 PatternRewriter &rewriter) const override {
     if (!isa<RankedTensorType>(add.getType()))
       return failure();
-    // Of two products, the later one absorbs the earlier.
-    Value acc = add.getLhs();
-    MatmulOp mm = foldableProduct(add.getRhs());
-    if (!mm) {
-      acc = add.getRhs();
-      mm = foldableProduct(add.getLhs());
+    // Either operand may be the product; when both are, the one that can
+    // absorb the other where it stands (the later one) is taken.
+    for (auto [accValue, product] : {std::pair(add.getLhs(), add.getRhs()),
+                                     std::pair(add.getRhs(), add.getLhs())}) {
+      Value acc = accValue;
+      MatmulOp mm = foldableProduct(product);
+      if (!mm || acc.getType() != mm.getType())
+        continue;
+      bool after = false;
+      Operation *at = foldPoint(acc, mm, after);
+      if (!at)
+        continue;
+      if (after)
+        rewriter.setInsertionPointAfter(at);
+      else
+        rewriter.setInsertionPoint(at);
+      Value folded = MatmulOp::create(
+          rewriter, add.getLoc(), mm.getType(), mm.getLhs(), mm.getRhs(),
+          /*decay=*/Value(), acc, mm.getTransposeA(), mm.getTransposeB(),
+          MaskKind::none);
+      rewriter.replaceOp(add, folded);
+      rewriter.eraseOp(mm);
+      return success();
     }
-    if (!mm || acc.getType() != mm.getType())
-      return failure();
-    if (DominanceInfo(mm).properlyDominates(acc, mm)) {
-      rewriter.setInsertionPoint(mm);
-    } else {
-      Operation *def = acc.getDefiningOp();
-      if (!def || def->getBlock() != mm->getBlock() || !mm->isBeforeInBlock(def))
-        return failure();
-      for (Operation &op : llvm::make_range(std::next(mm->getIterator()),
-                                            def->getIterator())) {
-        bool product = false;
-        op.walk([&](MatmulOp) { product = true; });
-        if (product)
-          return failure();
-      }
-      rewriter.setInsertionPointAfter(def);
-    }
-    Value folded = MatmulOp::create(rewriter, add.getLoc(), mm.getType(),
-                                    mm.getLhs(), mm.getRhs(), /*decay=*/Value(),
-                                    acc, mm.getTransposeA(), mm.getTransposeB(),
-                                    MaskKind::none);
-    rewriter.replaceOp(add, folded);
-    rewriter.eraseOp(mm);
-    return success();
+    return failure();
   }
 };
 

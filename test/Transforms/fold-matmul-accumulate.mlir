@@ -30,6 +30,22 @@ func.func @two_products(%qg: tensor<64x128xf32>, %m: tensor<128x128xf32>, %qk: t
 
 // -----
 
+// The same with the later product on the left of the add: the later one
+// still absorbs the earlier, where it stands (the earlier is not moved past
+// it).
+// CHECK-LABEL: func @two_products_later_on_the_left
+// CHECK: %[[QM:.*]] = gdn.matmul %arg0, %arg1 transpose_b mask none :
+// CHECK-NEXT: gdn.matmul %arg2, %arg3 mask none acc(%[[QM]] : tensor<64x128xf32>)
+// CHECK-NOT: arith.addf
+func.func @two_products_later_on_the_left(%qg: tensor<64x128xf32>, %m: tensor<128x128xf32>, %qk: tensor<64x64xf32>, %vn: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %qm = gdn.matmul %qg, %m transpose_b mask none : tensor<64x128xf32>, tensor<128x128xf32> -> tensor<64x128xf32>
+  %intra = gdn.matmul %qk, %vn mask none : tensor<64x64xf32>, tensor<64x128xf32> -> tensor<64x128xf32>
+  %sum = arith.addf %intra, %qm : tensor<64x128xf32>
+  return %sum : tensor<64x128xf32>
+}
+
+// -----
+
 // Left alone: a masked product (the mask would apply to the accumulator),
 // a product with a second user, a scalar add.
 // CHECK-LABEL: func @not_folded
