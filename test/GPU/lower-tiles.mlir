@@ -14,14 +14,17 @@ gpu.module @k {
   // A 64x64 accumulator is 32 registers a thread; elementwise work, splats
   // and constants act on them in place. Staging an operand writes its own
   // shared buffer (16 KiB each in bf16, after the 16 KiB scratch area of the
-  // move back to a blocked layout), fences it for the async proxy and meets
-  // the block; the
+  // move back to a blocked layout) with one vector store per run of four
+  // registers along K (the blocked layout's sizePerThread), fences it for
+  // the async proxy and meets the block; the
   // product is a chain of wgmma over K (bf16: k16, 8 steps for K = 128;
   // tf32: k8, 16 steps), waited for before its registers are read.
   // CHECK-LABEL: gpu.func @mm
   // CHECK-SAME: gdn.shared_bytes_per_block = 49152
   // CHECK: memref.view {{.*}} to memref<8192xbf16, #gpu.address_space<workgroup>>
-  // CHECK: memref.store {{.*}} : memref<8192xbf16, #gpu.address_space<workgroup>>
+  // CHECK-NOT: memref.store {{.*}} : memref<8192xbf16
+  // CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<8192xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+  // CHECK-NOT: memref.store {{.*}} : memref<8192xbf16
   // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
   // CHECK-NEXT: nvvm.barrier0
   // CHECK: nvvm.wgmma.fence.aligned

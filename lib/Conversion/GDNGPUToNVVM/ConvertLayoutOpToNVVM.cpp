@@ -18,15 +18,18 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::gdn_gpu;
 
 namespace {
+/// `v` (a scalar or a vector of floats) converted to `type`.
 Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   if (v.getType() == type)
     return v;
-  if (type.getIntOrFloatBitWidth() < v.getType().getIntOrFloatBitWidth())
+  if (getElementTypeOrSelf(type).getIntOrFloatBitWidth() <
+      getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth())
     return arith::TruncFOp::create(b, loc, type, v);
   return arith::ExtFOp::create(b, loc, type, v);
 }
@@ -60,11 +63,23 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
     if (bytes > plan.scratchBytes())
       return rewriter.notifyMatchFailure(op, "scratch area too small");
     Value scratch = writeToScratch(rewriter, loc, plan, regs, src);
+    // Registers consecutive along the last dimension: one vector load.
+    int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
+    int64_t run = vectorRunLength(dst, dst.getRank() - 1, 16 / eltBytes);
+    auto coords = emitThreadCoords(rewriter, loc, dst);
     SmallVector<Value> out;
-    for (const auto &coord : emitThreadCoords(rewriter, loc, dst))
-      out.push_back(memref::LoadOp::create(
-          rewriter, loc, scratch,
-          rowMajorIndex(rewriter, loc, coord, dst.getShape())));
+    for (size_t reg = 0; reg < coords.size(); reg += run) {
+      Value index = rowMajorIndex(rewriter, loc, coords[reg], dst.getShape());
+      if (run == 1) {
+        out.push_back(memref::LoadOp::create(rewriter, loc, scratch, index));
+        continue;
+      }
+      Value vec = vector::LoadOp::create(
+          rewriter, loc, VectorType::get({run}, elt), scratch, index,
+          /*nontemporal=*/false, llvm::MaybeAlign(run * eltBytes));
+      for (int64_t j = 0; j < run; ++j)
+        out.push_back(vector::ExtractOp::create(rewriter, loc, vec, j));
+    }
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
         op, getTypeConverter()->convertType(dst), out);
     return success();
@@ -88,13 +103,25 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
                               staged);
     // The buffer's bytes may still be read by an earlier operand's matmul.
     emitBlockBarrier(rewriter, loc);
-    for (auto [reg, coord] : llvm::enumerate(emitThreadCoords(rewriter, loc, src))) {
-      Value v = castTo(rewriter, loc,
-                       vector::ExtractOp::create(rewriter, loc, regs, reg), staged);
-      Value row = transposed ? coord[1] : coord[0];
-      Value kk = transposed ? coord[0] : coord[1];
-      memref::StoreOp::create(rewriter, loc, v, buffer,
-                              swizzledIndex(rewriter, loc, row, kk, rows, elementBytes));
+    // Registers consecutive along K land in one 16-byte unit of the swizzle
+    // (runs are aligned to their length): one vector store each.
+    int64_t run = vectorRunLength(src, transposed ? 0 : 1, 16 / elementBytes);
+    auto coords = emitThreadCoords(rewriter, loc, src);
+    for (size_t reg = 0; reg < coords.size(); reg += run) {
+      Value row = transposed ? coords[reg][1] : coords[reg][0];
+      Value kk = transposed ? coords[reg][0] : coords[reg][1];
+      Value index = swizzledIndex(rewriter, loc, row, kk, rows, elementBytes);
+      if (run == 1) {
+        Value v = castTo(rewriter, loc,
+                         vector::ExtractOp::create(rewriter, loc, regs, reg), staged);
+        memref::StoreOp::create(rewriter, loc, v, buffer, index);
+        continue;
+      }
+      Value v = castTo(rewriter, loc, registerRun(rewriter, loc, regs, reg, run),
+                       VectorType::get({run}, staged));
+      vector::StoreOp::create(rewriter, loc, v, buffer, index,
+                              /*nontemporal=*/false,
+                              llvm::MaybeAlign(run * elementBytes));
     }
     emitBlockBarrier(rewriter, loc, /*asyncProxy=*/true);
     rewriter.replaceOp(op, buffer);

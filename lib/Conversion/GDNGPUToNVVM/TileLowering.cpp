@@ -183,10 +183,22 @@ Value gdn_gpu::writeToScratch(OpBuilder &b, Location loc, SharedMemoryPlan &plan
                              type.getElementType());
   // The scratch area may still be read by the previous move.
   emitBlockBarrier(b, loc);
-  for (auto [reg, coord] : llvm::enumerate(emitThreadCoords(b, loc, type))) {
-    Value v = vector::ExtractOp::create(b, loc, regs, reg);
-    memref::StoreOp::create(b, loc, v, scratch,
-                            rowMajorIndex(b, loc, coord, type.getShape()));
+  // Row-major: registers consecutive along the last dimension are one
+  // vector store of up to 16 bytes.
+  unsigned last = type.getRank() - 1;
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  int64_t run = vectorRunLength(type, last, 16 / bytes);
+  auto coords = emitThreadCoords(b, loc, type);
+  for (size_t reg = 0; reg < coords.size(); reg += run) {
+    Value index = rowMajorIndex(b, loc, coords[reg], type.getShape());
+    if (run == 1) {
+      memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, regs, reg),
+                              scratch, index);
+      continue;
+    }
+    vector::StoreOp::create(b, loc, registerRun(b, loc, regs, reg, run), scratch,
+                            index, /*nontemporal=*/false,
+                            llvm::MaybeAlign(run * bytes));
   }
   emitBlockBarrier(b, loc);
   return scratch;
@@ -285,6 +297,47 @@ SmallVector<SmallVector<Value>> gdn_gpu::emitThreadCoords(OpBuilder &b,
     coords.push_back(std::move(c));
   }
   return coords;
+}
+
+int64_t gdn_gpu::vectorRunLength(RankedTensorType type, unsigned dim,
+                                 int64_t maxLength) {
+  auto layout = cast<DistributedLayoutAttr>(type.getEncoding());
+  ArrayRef<int64_t> shape = type.getShape();
+  // Every thread's first coordinate along `dim` is a multiple of `align`
+  // (threadBase), and one pass of the layout covers `extent` elements; a
+  // smaller tile wraps, and runs could wrap with it.
+  int64_t align = 1, extent = 0;
+  if (auto blocked = dyn_cast<BlockedAttr>(layout)) {
+    align = blocked.getSizePerThread()[dim];
+    extent = align * blocked.getThreadsPerWarp()[dim] * blocked.getWarpsPerCTA()[dim];
+  } else if (auto mma = dyn_cast<WarpgroupMmaAttr>(layout); mma && dim == 1) {
+    align = 2; // columns 2 (lane % 4) and 2 (lane % 4) + 1; instrN is even
+    extent = mma.getInstrN() * mma.getWarpsPerCTA()[1];
+  }
+  if (extent == 0 || shape[dim] < extent)
+    return 1;
+  SmallVector<SmallVector<int64_t>> offsets = layout.getElementCoords(shape, 0);
+  for (int64_t length = std::min(align, maxLength); length > 1; length /= 2) {
+    if (align % length || shape[dim] % length || offsets.size() % length)
+      continue;
+    bool runs = true;
+    for (size_t first = 0; runs && first < offsets.size(); first += length) {
+      runs = offsets[first][dim] % length == 0;
+      for (int64_t j = 1; runs && j < length; ++j)
+        for (unsigned d = 0; d < shape.size(); ++d)
+          runs &= offsets[first + j][d] ==
+                  offsets[first][d] + (d == dim ? j : 0);
+    }
+    if (runs)
+      return length;
+  }
+  return 1;
+}
+
+Value gdn_gpu::registerRun(OpBuilder &b, Location loc, Value regs, int64_t first,
+                           int64_t length) {
+  return vector::ExtractStridedSliceOp::create(b, loc, regs, {first}, {length},
+                                               {1});
 }
 
 SmallVector<int64_t> gdn_gpu::sliceRegisterOf(RankedTensorType parent,

@@ -61,6 +61,16 @@ int64_t registersPerThread(RankedTensorType type);
 SmallVector<SmallVector<Value>> emitThreadCoords(OpBuilder &b, Location loc,
                                                  RankedTensorType type);
 
+/// The longest run length (a power of two, at most `maxLength`) such that
+/// every thread's registers of `type` come in runs of that many elements
+/// consecutive along `dim`, each starting at a multiple of the length on
+/// every thread: one vector access per run. 1 when the layout has none.
+int64_t vectorRunLength(RankedTensorType type, unsigned dim, int64_t maxLength);
+
+/// Registers [first, first + length) of `regs` as one vector.
+Value registerRun(OpBuilder &b, Location loc, Value regs, int64_t first,
+                  int64_t length);
+
 /// For each register of a rank-2 tile in `parent`, the register of the
 /// same row (`dim` = 1) or column (`dim` = 0) in its slice layout.
 SmallVector<int64_t> sliceRegisterOf(RankedTensorType parent, unsigned dim);
