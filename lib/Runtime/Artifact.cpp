@@ -54,6 +54,26 @@ std::string Artifact::subdirFor(const KernelShape &shape) {
          dt;
 }
 
+Status gdn::writeAutoSetIndex(
+    const std::string &dir,
+    const std::vector<std::pair<std::string, std::string>> &candidates) {
+  json list = json::object();
+  for (const auto &[name, schedule] : candidates)
+    list[name] = schedule;
+  json index = {{"format", "gdn-auto-set-1"},
+                {"rule", "docs/Schedules.md, --schedule auto"},
+                {"candidates", list}};
+  std::ofstream out(dir + "/auto.json");
+  out << index.dump(2) << "\n";
+  if (!out)
+    return Status::error("cannot write '" + dir + "/auto.json'");
+  return Status::success();
+}
+
+bool gdn::isAutoSet(const std::string &dir) {
+  return std::filesystem::exists(dir + "/auto.json");
+}
+
 Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

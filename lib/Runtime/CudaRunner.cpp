@@ -19,6 +19,7 @@ struct Driver {
   GDN_CU_FN(Init, unsigned)
   GDN_CU_FN(DeviceGet, CUdevice *, int)
   GDN_CU_FN(DeviceGetName, char *, int, CUdevice)
+  GDN_CU_FN(DeviceGetAttribute, int *, CUdevice_attribute, CUdevice)
   GDN_CU_FN(DevicePrimaryCtxRetain, CUcontext *, CUdevice)
   GDN_CU_FN(CtxSetCurrent, CUcontext)
   GDN_CU_FN(CtxSynchronize)
@@ -63,6 +64,7 @@ struct CudaRunner::Impl {
   CUcontext context = nullptr;
   CUmodule module = nullptr;
   std::string deviceName;
+  int64_t multiprocessors = 0;
   const Artifact *artifact = nullptr;
 
   Status check(CUresult r, const std::string &what) {
@@ -75,6 +77,8 @@ struct CudaRunner::Impl {
                          std::to_string(static_cast<int>(r)) + ")");
   }
 };
+
+int64_t CudaRunner::multiprocessors() const { return impl->multiprocessors; }
 
 CudaRunner::CudaRunner(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 
@@ -92,6 +96,7 @@ Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner) {
                          "cannot be loaded); use --backend cpu");
   bool ok = cu.bind(cu.Init, "cuInit") && cu.bind(cu.DeviceGet, "cuDeviceGet") &&
             cu.bind(cu.DeviceGetName, "cuDeviceGetName") &&
+            cu.bind(cu.DeviceGetAttribute, "cuDeviceGetAttribute") &&
             cu.bind(cu.DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
             cu.bind(cu.CtxSetCurrent, "cuCtxSetCurrent") &&
             cu.bind(cu.CtxSynchronize, "cuCtxSynchronize") &&
@@ -121,6 +126,14 @@ Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner) {
   char name[256] = {0};
   cu.DeviceGetName(name, sizeof(name) - 1, impl->device);
   impl->deviceName = name;
+  int sms = 0;
+  if (Status s = impl->check(
+          cu.DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                impl->device),
+          "cuDeviceGetAttribute");
+      !s.ok())
+    return s;
+  impl->multiprocessors = sms;
   if (Status s = impl->check(
           cu.DevicePrimaryCtxRetain(&impl->context, impl->device),
           "cuDevicePrimaryCtxRetain");

@@ -43,6 +43,8 @@ Status runCuda(const BackendOptions &options, PreparedCall &call,
 
 /// Whether a CUDA device can be used here (driver present, device found).
 bool cudaAvailable(std::string &why);
+/// The CUDA device's SM count; 0 where there is none.
+int64_t cudaMultiprocessors();
 
 } // namespace gdn::run
 

@@ -69,6 +69,11 @@ bool run::cudaAvailable(std::string &why) {
   return s.ok();
 }
 
+int64_t run::cudaMultiprocessors() {
+  std::unique_ptr<CudaRunner> runner;
+  return CudaRunner::open(runner).ok() ? runner->multiprocessors() : 0;
+}
+
 Status run::runCuda(const BackendOptions &o, PreparedCall &call,
                     std::string &timing, bool &guardsIntact) {
   Artifact artifact;
@@ -115,6 +120,8 @@ bool run::cudaAvailable(std::string &why) {
   why = "this gdn-run was built without the CUDA runner (no cuda.h)";
   return false;
 }
+
+int64_t run::cudaMultiprocessors() { return 0; }
 
 Status run::runCuda(const BackendOptions &, PreparedCall &, std::string &,
                     bool &) {

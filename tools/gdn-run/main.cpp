@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gdn/Driver/AutoSchedule.h"
 #include "gdn/Driver/Check.h"
 #include "gdn/Driver/Launch.h"
 #include "gdn/Driver/Problem.h"
@@ -15,9 +16,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -83,11 +84,6 @@ std::string kernelPath(const Options &o) {
   return dir + "/" + k + ".mlir";
 }
 
-double seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
-      .count();
-}
-
 std::string describe(const Problem &p) {
   std::ostringstream s;
   const GdnDims &d = p.dims;
@@ -124,9 +120,11 @@ int main(int argc, char **argv) {
   app.add_option("--schedule", o.schedule, "fusion schedule: fused "
                  "(default: one kernel, state on chip), staged (prepare / "
                  "state / output kernels, fp32 intermediates), staged-bf16, "
-                 "split-seq (segments in parallel, combined), or a schedule "
-                 "FILE (docs/Schedules.md); default: $GDN_SCHEDULE, else "
-                 "fused");
+                 "split-seq (segments in parallel, combined), auto (picked "
+                 "per call from the programs, the longest sequence and the "
+                 "GPU's SMs), a schedule FILE or a schedule text such as "
+                 "\"fused v-block=64\" (docs/Schedules.md); default: "
+                 "$GDN_SCHEDULE, else fused");
   app.add_option("--emit", o.emit, "print the compiled kernel instead of "
                  "running it: tile (the specialised tile program), scheduled "
                  "(its kernels after the schedule), mlir (LLVM dialect, CPU), "
@@ -309,7 +307,8 @@ int main(int argc, char **argv) {
   backendOptions.sharedMemory = o.sharedMemory;
   if (!o.schedule.empty() && !o.artifactsDir.empty())
     return refuse("--schedule and --artifacts: an artifact's schedule was "
-                  "fixed when it was compiled (see its manifest.json)");
+                  "fixed when it was compiled (see its manifest.json; a set "
+                  "built with --schedule auto picks per call)");
   // The test matrix runs under every schedule through the environment.
   if (const char *env = std::getenv("GDN_SCHEDULE");
       env && *env && o.schedule.empty() && o.artifactsDir.empty())
@@ -317,8 +316,63 @@ int main(int argc, char **argv) {
   backendOptions.schedule = o.schedule;
   const KernelShape shape = shapeOf(problem);
 
+  // --schedule auto: the rule picks a schedule for this call from the
+  // device's SM count (docs/Schedules.md). An artifact set built with it
+  // (auto.json) is resolved the same way.
+  auto pickSchedule = [&]() {
+    int64_t sms = o.backend == "cpu" ? 0 : cudaMultiprocessors();
+    bool nominal = sms == 0;
+    ScheduleChoice choice =
+        chooseSchedule(workloadOf(problem), nominal ? kNominalSMs : sms);
+    std::string line = std::string("schedule: auto -> ") +
+                       choice.pick->schedule + " (" + choice.why +
+                       (nominal ? "; no GPU here, SMs of an H200" : "") + ")";
+    return std::make_pair(choice.pick, line);
+  };
+  std::string autoLine;
+  if (o.schedule == kAutoSchedule && o.emit != "artifact") {
+    auto [pick, line] = pickSchedule();
+    backendOptions.schedule = pick->schedule;
+    autoLine = line;
+  }
+  if (!o.artifactsDir.empty()) {
+    std::string dir = o.artifactsDir;
+    if (!std::filesystem::exists(dir + "/manifest.json") && !isAutoSet(dir))
+      dir += "/" + Artifact::subdirFor(shape);
+    if (isAutoSet(dir)) {
+      auto [pick, line] = pickSchedule();
+      backendOptions.artifactsDir = dir + "/" + pick->name;
+      autoLine = line;
+    }
+  }
+
   if (!o.emit.empty()) {
     std::string text;
+    if (o.emit == "artifact" && o.schedule == kAutoSchedule) {
+      // One artifact per schedule auto may pick, and the index.
+      if (o.outputFile.empty())
+        return refuse("--emit artifact needs -o DIR");
+      std::vector<std::pair<std::string, std::string>> built;
+      for (const AutoCandidate &c : autoCandidates()) {
+        KernelShape split = shape;
+        if (std::string(c.schedule).find("v-block=64") != std::string::npos &&
+            (shape.V <= 64 || shape.V % 64 != 0))
+          continue; // the rule never picks a V-split here
+        backendOptions.schedule = c.schedule;
+        Artifact artifact;
+        if (Status s = gpuArtifact(backendOptions, split, artifact); !s.ok())
+          return refuse(s.message);
+        if (Status s = writeArtifact(o.outputFile + "/" + c.name, artifact);
+            !s.ok())
+          return refuse(s.message);
+        built.push_back({c.name, c.schedule});
+      }
+      if (Status s = writeAutoSetIndex(o.outputFile, built); !s.ok())
+        return refuse(s.message);
+      return 0;
+    }
+    if (!autoLine.empty())
+      std::fprintf(stderr, "%s\n", autoLine.c_str());
     if (o.emit == "ptx" || o.emit == "artifact") {
       Artifact artifact;
       if (Status s = gpuArtifact(backendOptions, shape, artifact); !s.ok())
@@ -357,8 +411,10 @@ int main(int argc, char **argv) {
   std::printf("problem: %s\n", describe(problem).c_str());
   std::printf("kernel: %s, backend %s\n",
               o.artifactsDir.empty() ? backendOptions.kernelPath.c_str()
-                                     : o.artifactsDir.c_str(),
+                                     : backendOptions.artifactsDir.c_str(),
               backend.c_str());
+  if (!autoLine.empty())
+    std::printf("%s\n", autoLine.c_str());
 
   // Reference first (it reads the untouched inputs), then poison and run.
   bool check = o.check || (generated && !noCheck);

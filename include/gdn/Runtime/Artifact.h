@@ -61,6 +61,16 @@ struct Artifact {
 Status writeArtifact(const std::string &dir, const Artifact &artifact);
 Status readArtifact(const std::string &dir, Artifact &artifact);
 
+/// An auto artifact set (`gdn-run --emit artifact --schedule auto`): one
+/// artifact per schedule `--schedule auto` may pick, each in a subdirectory
+/// named after it, and `auto.json` listing them (name -> schedule text).
+/// The runtime picks one per call (gdn/Driver/AutoSchedule.h).
+Status writeAutoSetIndex(
+    const std::string &dir,
+    const std::vector<std::pair<std::string, std::string>> &candidates);
+/// Whether `dir` holds an auto set (its `auto.json`).
+bool isAutoSet(const std::string &dir);
+
 } // namespace gdn
 
 #endif // GDN_RUNTIME_ARTIFACT_H

@@ -36,6 +36,8 @@ public:
   ~CudaRunner();
   /// Opens libcuda.so.1, initialises device 0 and its primary context.
   static Status open(std::unique_ptr<CudaRunner> &runner);
+  /// The device's streaming multiprocessors (what --schedule auto fills).
+  int64_t multiprocessors() const;
   /// JIT-loads the artifact's PTX (the driver compiles it for the device).
   Status load(const Artifact &artifact);
   /// Uploads every buffer of `args` with guard bytes around it (workspaces

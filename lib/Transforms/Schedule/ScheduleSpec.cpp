@@ -106,6 +106,12 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
 
 bool mlir::gdn::parseSchedule(const std::string &spec, ScheduleOptions &out,
                               std::string &error) {
+  if (spec == "auto") {
+    error = "schedule 'auto' is picked per call by gdn-run from the problem "
+            "and the GPU (docs/Schedules.md); the pipelines need a concrete "
+            "schedule";
+    return false;
+  }
   for (const NamedSchedule &s : builtinSchedules())
     if (spec == s.name)
       return parseScheduleText(s.text, spec, out, error);

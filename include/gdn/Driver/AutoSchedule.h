@@ -1,0 +1,55 @@
+//===- AutoSchedule.h - --schedule auto: a schedule per call ----*- C++ -*-===//
+//
+// `--schedule auto` picks a concrete schedule from what fills the GPU: the
+// number of programs (value heads x sequences with new tokens), the longest
+// sequence, V and the device's SM count. The rule and the measurements
+// behind it are in docs/Schedules.md. MLIR-free: the runtime-only gdn-run
+// uses it to pick among artifacts built for every candidate.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_DRIVER_AUTOSCHEDULE_H
+#define GDN_DRIVER_AUTOSCHEDULE_H
+
+#include "gdn/Driver/Problem.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gdn::run {
+
+/// The schedule name that asks for the rule below.
+inline constexpr const char *kAutoSchedule = "auto";
+
+/// What the rule looks at.
+struct Workload {
+  int64_t programs = 0;      // value heads x sequences with new tokens
+  int64_t longestTokens = 0; // new tokens of the longest sequence
+  int64_t V = 128;           // value head size
+};
+Workload workloadOf(const Problem &problem);
+
+/// A schedule the rule can pick: its text and a directory-safe name (an
+/// auto artifact set holds one artifact per candidate under that name).
+struct AutoCandidate {
+  const char *name;
+  const char *schedule;
+};
+const std::vector<AutoCandidate> &autoCandidates();
+
+struct ScheduleChoice {
+  const AutoCandidate *pick = nullptr;
+  std::string why; // one line: the numbers and the branch of the rule
+};
+
+/// The rule, for a device with `sms` multiprocessors (132 on an H200; the
+/// CPU backend uses that too, so the CPU tests follow the GPU's choices).
+ScheduleChoice chooseSchedule(const Workload &work, int64_t sms);
+
+/// The SM count auto assumes where there is no GPU to ask.
+inline constexpr int64_t kNominalSMs = 132;
+
+} // namespace gdn::run
+
+#endif // GDN_DRIVER_AUTOSCHEDULE_H

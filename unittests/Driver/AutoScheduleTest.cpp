@@ -1,0 +1,63 @@
+//===- AutoScheduleTest.cpp - the rule of --schedule auto -----------------===//
+//
+// The rule against the H200 measurements it was drawn from (bench/RESULTS.md,
+// 2026-11-30: the fastest schedule of ours on each benchmark shape), and its
+// edges.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Driver/AutoSchedule.h"
+
+#include <gtest/gtest.h>
+
+using namespace gdn::run;
+
+namespace {
+std::string pick(int64_t programs, int64_t longest, int64_t V = 128,
+                 int64_t sms = 132) {
+  Workload w;
+  w.programs = programs;
+  w.longestTokens = longest;
+  w.V = V;
+  ScheduleChoice c = chooseSchedule(w, sms);
+  EXPECT_NE(c.pick, nullptr);
+  EXPECT_FALSE(c.why.empty());
+  return c.pick ? c.pick->schedule : "";
+}
+} // namespace
+
+TEST(AutoSchedule, MeasuredBenchmarkShapes) {
+  // HV = 32 (H = 16), K = V = 128; HV = 8 for the last one.
+  EXPECT_EQ(pick(32, 4096), "split-seq");        // 1x4096
+  EXPECT_EQ(pick(32, 16384), "split-seq");       // 1x16384
+  EXPECT_EQ(pick(256, 4096), "fused");           // 8 x 4096
+  EXPECT_EQ(pick(64, 16384), "fused v-block=64"); // 2 x 16384
+  EXPECT_EQ(pick(8, 65536), "split-seq");        // H=2 HV=8 1x65536
+}
+
+TEST(AutoSchedule, Edges) {
+  // Short sequences never split into segments.
+  EXPECT_EQ(pick(2, 2047), "fused v-block=64");
+  EXPECT_EQ(pick(2, 2048), "split-seq");
+  // V = 64 is one block already.
+  EXPECT_EQ(pick(2, 100, 64), "fused");
+  // A V-split past one wave is not taken; a full GPU takes fused.
+  EXPECT_EQ(pick(67, 100), "fused");
+  EXPECT_EQ(pick(66, 100), "fused v-block=64");
+  EXPECT_EQ(pick(132, 100000), "fused");
+  // Fewer SMs: the same thresholds scale with the device.
+  EXPECT_EQ(pick(32, 4096, 128, 66), "fused v-block=64");
+}
+
+TEST(AutoSchedule, EveryPickIsACandidate) {
+  for (int64_t programs : {1, 8, 33, 64, 200})
+    for (int64_t longest : {1, 1000, 5000, 100000}) {
+      Workload w{programs, longest, 128};
+      const AutoCandidate *c = chooseSchedule(w, 132).pick;
+      ASSERT_NE(c, nullptr);
+      bool listed = false;
+      for (const AutoCandidate &a : autoCandidates())
+        listed |= &a == c;
+      EXPECT_TRUE(listed) << c->name;
+    }
+}
