@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The GPU back end's static report: no GPU needed.
 
-For every kernel file in KERNELS_DIR, every built-in schedule and both GPU
+For every kernel file in KERNELS_DIR, every built-in schedule (and the
+V-split `fused v-block=64` that --schedule auto may pick) and both GPU
 back ends (simt; tiles, the register-tile back end with wgmma), compiles
 the kernels for sm_90a at the benchmark shape (K = V = 128, bf16), assembles
 them with ptxas and disassembles the cubin with cuobjdump. For each GPU
@@ -31,7 +32,8 @@ import subprocess
 import sys
 import tempfile
 
-SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq"]
+# "fused v-block=64" is the V-split that --schedule auto may pick.
+SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq", "fused v-block=64"]
 BACKENDS = ["simt", "tiles"]
 SHAPE = {"K": 128, "V": 128, "dtype": "bf16"}
 OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL"]

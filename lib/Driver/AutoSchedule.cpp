@@ -30,6 +30,12 @@ const std::vector<AutoCandidate> &run::autoCandidates() {
   return candidates;
 }
 
+static bool splitsV(int64_t V) { return V > 64 && V % 64 == 0; }
+
+bool run::candidateApplies(const AutoCandidate &c, int64_t V) {
+  return std::string(c.name) != "fused-v-block-64" || splitsV(V);
+}
+
 static const AutoCandidate *candidate(const char *name) {
   for (const AutoCandidate &c : autoCandidates())
     if (std::string(c.name) == name)
@@ -46,13 +52,16 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
       std::to_string(sms) + " SMs, longest sequence " +
       std::to_string(w.longestTokens) + " tokens, V=" + std::to_string(w.V);
   ScheduleChoice c;
-  if (w.programs >= sms) {
+  if (w.programs == 0) {
+    c.pick = candidate("fused");
+    c.why = numbers + ": no new tokens, nothing to spread";
+  } else if (w.programs >= sms) {
     c.pick = candidate("fused");
     c.why = numbers + ": the programs fill the SMs";
   } else if (w.programs * 4 <= sms && w.longestTokens >= 2 * kSegmentTokens) {
     c.pick = candidate("split-seq");
     c.why = numbers + ": few programs and long sequences, split into segments";
-  } else if (w.V <= 64 || w.V % 64 != 0) {
+  } else if (!splitsV(w.V)) {
     c.pick = candidate("fused");
     c.why = numbers + ": no V-split below V=128";
   } else if (w.programs * (w.V / 64) <= sms) {

@@ -63,6 +63,9 @@ Status gdn::writeAutoSetIndex(
   json index = {{"format", "gdn-auto-set-1"},
                 {"rule", "docs/Schedules.md, --schedule auto"},
                 {"candidates", list}};
+  // A single artifact written here before would otherwise be taken instead.
+  std::error_code ec;
+  std::filesystem::remove(dir + "/manifest.json", ec);
   std::ofstream out(dir + "/auto.json");
   out << index.dump(2) << "\n";
   if (!out)
@@ -74,12 +77,34 @@ bool gdn::isAutoSet(const std::string &dir) {
   return std::filesystem::exists(dir + "/auto.json");
 }
 
+Status gdn::readAutoSetIndex(const std::string &dir,
+                             std::map<std::string, std::string> &candidates) {
+  const std::string path = dir + "/auto.json";
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  json index = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (!in || index.is_discarded() || !index.is_object() ||
+      index.value("format", "") != "gdn-auto-set-1" ||
+      !index.contains("candidates") || !index["candidates"].is_object())
+    return Status::error("auto artifact set '" + path +
+                         "': not a gdn-auto-set-1 index");
+  candidates.clear();
+  for (auto it = index["candidates"].begin(); it != index["candidates"].end();
+       ++it)
+    if (it.value().is_string())
+      candidates[it.key()] = it.value().get<std::string>();
+  return Status::success();
+}
+
 Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
     return Status::error("cannot create the artifact directory '" + dir +
                          "': " + ec.message());
+  // An auto set's index left here would be taken instead of this artifact.
+  std::filesystem::remove(dir + "/auto.json", ec);
   json kernels = json::object();
   for (const auto &[name, k] : a.kernels) {
     json params = json::array();
@@ -142,8 +167,10 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
   };
   if (m.is_discarded() || !m.is_object())
     return bad("not a JSON object");
-  if (!m.contains("format") || m["format"] != Artifact::kFormat)
-    return bad(std::string("format is not ") + Artifact::kFormat);
+  if (!m.contains("format") || (m["format"] != Artifact::kFormat &&
+                                 m["format"] != Artifact::kFormatWithoutVSplit))
+    return bad(std::string("format is not ") + Artifact::kFormat + " or " +
+               Artifact::kFormatWithoutVSplit);
   auto getInt = [&](const json &o, const char *key, int64_t &out) {
     if (!o.is_object() || !o.contains(key) || !o[key].is_number_integer())
       return false;
@@ -162,7 +189,7 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
       !getInt(m["shape"], "V", a.shape.V) || !getStr(m["shape"], "io", io) ||
       !parseDType(io, a.shape.io) || !getStr(m, "ptx", ptxName))
     return bad("missing or malformed chip / block_size / shape / ptx");
-  // Manifests written before the V-split have no v_block: the whole V.
+  // Format 1 (before the V-split) has no v_block: the whole V.
   int64_t vBlock = a.shape.V;
   if (m["shape"].contains("v_block") && !getInt(m["shape"], "v_block", vBlock))
     return bad("malformed shape.v_block");

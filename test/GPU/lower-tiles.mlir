@@ -37,6 +37,12 @@ gpu.module @k {
   // CHECK: %[[S:.*]] = vector.broadcast %{{.*}} : f32 to vector<32xf32>
   // CHECK: %[[X:.*]] = arith.mulf %[[ACC]], %[[TWO]] : vector<32xf32>
   // CHECK: arith.addf %[[X]], %[[S]] : vector<32xf32>
+  // Back to blocked through the scratch area: the accumulator's column
+  // pairs as 8-byte stores, the blocked layout's runs of four as 16-byte
+  // loads.
+  // CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<4096xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+  // CHECK-NOT: memref.store {{.*}} : memref<4096xf32
+  // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<4096xf32, #gpu.address_space<workgroup>>, vector<4xf32>
   // TF32-LABEL: gpu.func @mm
   // TF32-SAME: gdn.shared_bytes_per_block = 81920
   // TF32-COUNT-16: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
@@ -71,6 +77,8 @@ gpu.module @k {
   // starting 64 staged rows (64 x 128 bytes) into B for warpgroup 1, and an
   // accumulator (acc) starts from the registers it adds to: 32 a thread.
   // CHECK-LABEL: gpu.func @two_warpgroups
+  // With warpsPerCTA = [4, 2] the column pairs still move as one access.
+  // CHECK: vector.load {{.*}} {alignment = 8 : i64} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<2xf32>
   // CHECK: %[[G:.*]] = arith.divui %thread_id_x{{.*}}, %c128{{.*}} : index
   // CHECK: %[[GI:.*]] = arith.index_castui %[[G]] : index to i64
   // CHECK: arith.muli %[[GI]], %c8192_i64 : i64
@@ -79,6 +87,7 @@ gpu.module @k {
   // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
   // CHECK-NOT: nvvm.wgmma.mma_async
   // CHECK: vector.from_elements {{.*}} : vector<32xf32>
+  // CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<2xf32>
   // TF32-LABEL: gpu.func @two_warpgroups
   // TF32-COUNT-16: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 8>
   // TF32-NOT: nvvm.wgmma.mma_async

@@ -326,7 +326,8 @@ int main(int argc, char **argv) {
         chooseSchedule(workloadOf(problem), nominal ? kNominalSMs : sms);
     std::string line = std::string("schedule: auto -> ") +
                        choice.pick->schedule + " (" + choice.why +
-                       (nominal ? "; no GPU here, SMs of an H200" : "") + ")";
+                       (nominal ? "; no GPU asked, an H200's SMs assumed" : "") +
+                       ")";
     return std::make_pair(choice.pick, line);
   };
   std::string autoLine;
@@ -341,6 +342,15 @@ int main(int argc, char **argv) {
       dir += "/" + Artifact::subdirFor(shape);
     if (isAutoSet(dir)) {
       auto [pick, line] = pickSchedule();
+      std::map<std::string, std::string> listed;
+      if (Status s = readAutoSetIndex(dir, listed); !s.ok())
+        return refuse(s.message);
+      auto it = listed.find(pick->name);
+      if (it == listed.end() || it->second != pick->schedule)
+        return refuse("auto artifact set '" + dir + "' has no '" + pick->name +
+                      "' (" + pick->schedule + "), which the rule picked for "
+                      "this call; rebuild it with this gdn-run: --emit "
+                      "artifact --schedule auto");
       backendOptions.artifactsDir = dir + "/" + pick->name;
       autoLine = line;
     }
@@ -354,13 +364,11 @@ int main(int argc, char **argv) {
         return refuse("--emit artifact needs -o DIR");
       std::vector<std::pair<std::string, std::string>> built;
       for (const AutoCandidate &c : autoCandidates()) {
-        KernelShape split = shape;
-        if (std::string(c.schedule).find("v-block=64") != std::string::npos &&
-            (shape.V <= 64 || shape.V % 64 != 0))
-          continue; // the rule never picks a V-split here
+        if (!candidateApplies(c, shape.V))
+          continue; // the rule never picks it for this shape
         backendOptions.schedule = c.schedule;
         Artifact artifact;
-        if (Status s = gpuArtifact(backendOptions, split, artifact); !s.ok())
+        if (Status s = gpuArtifact(backendOptions, shape, artifact); !s.ok())
           return refuse(s.message);
         if (Status s = writeArtifact(o.outputFile + "/" + c.name, artifact);
             !s.ok())

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 using namespace gdn::run;
 
 namespace {
@@ -49,15 +51,34 @@ TEST(AutoSchedule, Edges) {
   EXPECT_EQ(pick(32, 4096, 128, 66), "fused v-block=64");
 }
 
-TEST(AutoSchedule, EveryPickIsACandidate) {
-  for (int64_t programs : {1, 8, 33, 64, 200})
-    for (int64_t longest : {1, 1000, 5000, 100000}) {
-      Workload w{programs, longest, 128};
-      const AutoCandidate *c = chooseSchedule(w, 132).pick;
-      ASSERT_NE(c, nullptr);
-      bool listed = false;
-      for (const AutoCandidate &a : autoCandidates())
-        listed |= &a == c;
-      EXPECT_TRUE(listed) << c->name;
-    }
+TEST(AutoSchedule, NoWork) {
+  // Every sequence empty: nothing to spread, plain fused.
+  EXPECT_EQ(pick(0, 0), "fused");
+}
+
+TEST(AutoSchedule, PicksOnlyWhatAnAutoSetHolds) {
+  // An auto set holds the candidates that apply to its V; the rule must
+  // never pick another, or the runtime would find no artifact.
+  for (int64_t V : {64, 128})
+    for (int64_t programs : {1, 8, 33, 64, 66, 67, 200})
+      for (int64_t longest : {1, 1000, 2048, 100000}) {
+        Workload w{programs, longest, V};
+        const AutoCandidate *c = chooseSchedule(w, 132).pick;
+        ASSERT_NE(c, nullptr);
+        EXPECT_TRUE(candidateApplies(*c, V))
+            << c->name << " for V=" << V << ", " << programs << " programs";
+      }
+}
+
+TEST(AutoSchedule, CandidateNamesAreDirectoryNames) {
+  std::set<std::string> names;
+  for (const AutoCandidate &c : autoCandidates()) {
+    std::string name = c.name;
+    EXPECT_TRUE(names.insert(name).second) << name << " twice";
+    EXPECT_EQ(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-"),
+              std::string::npos)
+        << name;
+  }
+  EXPECT_FALSE(candidateApplies(autoCandidates()[1], 64));
+  EXPECT_TRUE(candidateApplies(autoCandidates()[1], 128));
 }

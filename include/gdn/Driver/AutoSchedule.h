@@ -37,6 +37,9 @@ struct AutoCandidate {
   const char *schedule;
 };
 const std::vector<AutoCandidate> &autoCandidates();
+/// Whether the rule can pick `c` for value head size V (a V-split needs a
+/// V of at least two 64-row blocks): an auto set holds those only.
+bool candidateApplies(const AutoCandidate &c, int64_t V);
 
 struct ScheduleChoice {
   const AutoCandidate *pick = nullptr;

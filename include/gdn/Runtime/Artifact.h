@@ -38,7 +38,10 @@ struct KernelInfo {
 };
 
 struct Artifact {
-  static constexpr const char *kFormat = "gdn-artifact-1";
+  // 2: shape.v_block (a V-split launches V / v_block programs per head). A
+  // runtime that knew only format 1 would launch too few; it refuses 2.
+  static constexpr const char *kFormat = "gdn-artifact-2";
+  static constexpr const char *kFormatWithoutVSplit = "gdn-artifact-1";
   std::string chip = "sm_90a";
   int64_t blockSize = 256;
   KernelShape shape;
@@ -70,6 +73,9 @@ Status writeAutoSetIndex(
     const std::vector<std::pair<std::string, std::string>> &candidates);
 /// Whether `dir` holds an auto set (its `auto.json`).
 bool isAutoSet(const std::string &dir);
+/// The candidates an auto set's index lists: name -> schedule text.
+Status readAutoSetIndex(const std::string &dir,
+                        std::map<std::string, std::string> &candidates);
 
 } // namespace gdn
 

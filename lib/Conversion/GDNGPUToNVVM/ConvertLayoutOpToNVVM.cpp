@@ -64,8 +64,10 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
       return rewriter.notifyMatchFailure(op, "scratch area too small");
     Value scratch = writeToScratch(rewriter, loc, plan, regs, src);
     // Registers consecutive along the last dimension: one vector load.
-    int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
-    int64_t run = vectorRunLength(dst, dst.getRank() - 1, 16 / eltBytes);
+    int64_t eltBits = elt.getIntOrFloatBitWidth();
+    int64_t eltBytes = std::max<int64_t>(1, eltBits / 8);
+    int64_t run =
+        eltBits % 8 ? 1 : vectorRunLength(dst, dst.getRank() - 1, 16 / eltBytes);
     auto coords = emitThreadCoords(rewriter, loc, dst);
     SmallVector<Value> out;
     for (size_t reg = 0; reg < coords.size(); reg += run) {
@@ -96,7 +98,8 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
     auto bufferType = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
     Type staged = bufferType.getElementType();
     int64_t elementBytes = staged.getIntOrFloatBitWidth() / 8;
-    if (operand.getShared().getSwizzleBytes() != 128 || (k * elementBytes) % 128 != 0)
+    if (elementBytes == 0 || operand.getShared().getSwizzleBytes() != 128 ||
+        (k * elementBytes) % 128 != 0)
       return rewriter.notifyMatchFailure(
           op, "staged operands are 128-byte swizzled with whole 128-byte rows");
     Value buffer = sharedView(rewriter, loc, plan.offsetOf(op), src.getNumElements(),

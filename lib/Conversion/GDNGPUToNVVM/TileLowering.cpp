@@ -186,8 +186,9 @@ Value gdn_gpu::writeToScratch(OpBuilder &b, Location loc, SharedMemoryPlan &plan
   // Row-major: registers consecutive along the last dimension are one
   // vector store of up to 16 bytes.
   unsigned last = type.getRank() - 1;
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  int64_t run = vectorRunLength(type, last, 16 / bytes);
+  int64_t bits = type.getElementTypeBitWidth();
+  int64_t bytes = std::max<int64_t>(1, bits / 8);
+  int64_t run = bits % 8 ? 1 : vectorRunLength(type, last, 16 / bytes);
   auto coords = emitThreadCoords(b, loc, type);
   for (size_t reg = 0; reg < coords.size(); reg += run) {
     Value index = rowMajorIndex(b, loc, coords[reg], type.getShape());

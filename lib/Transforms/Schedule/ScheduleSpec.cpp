@@ -116,8 +116,11 @@ bool mlir::gdn::parseSchedule(const std::string &spec, ScheduleOptions &out,
     if (spec == s.name)
       return parseScheduleText(s.text, spec, out, error);
   std::ifstream in(spec);
-  // Not a name or a file: a schedule text given inline ("fused v-block=64").
-  if (!in && spec.find_first_of(" =") != std::string::npos)
+  // Not a name or a file: a schedule text given inline ("fused v-block=64"),
+  // unless it looks like a path.
+  bool looksLikePath = spec.find('/') != std::string::npos ||
+                       (spec.size() > 6 && spec.substr(spec.size() - 6) == ".sched");
+  if (!in && !looksLikePath && spec.find_first_of(" =") != std::string::npos)
     return parseScheduleText(spec, spec, out, error);
   if (!in) {
     std::string names;
