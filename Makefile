@@ -6,7 +6,8 @@ SHELL := /bin/bash
 #   cutools           cuobjdump and nvdisasm from PyPI into $(BUILD)/cutools (the static
 #                     SASS report of `make check` reads the cubins with it)
 #   check-sanitizers  the test suite built with ASan + UBSan (build-asan/)
-#   runtime           gdn-run without LLVM / MLIR (build-rt/), for GPU hosts
+#   runtime           gdn-run and libgdn.so without LLVM / MLIR (build-rt/), for GPU
+#                     hosts (the Python package loads build-rt/lib/libgdn.so there)
 #   artifacts         compile the kernels to PTX artifacts (artifacts/<shape>/)
 #   fuzz              build the libFuzzer targets with clang (build-fuzz/) and
 #                     run each for FUZZ_SECONDS (default 300)
@@ -19,7 +20,8 @@ CMAKE_FLAGS ?=
 
 # Debian packages the build needs (LLVM / MLIR 22 from bookworm-security).
 PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
-            llvm-22-tools nlohmann-json3-dev libgtest-dev libcli11-dev python3
+            llvm-22-tools nlohmann-json3-dev libgtest-dev libcli11-dev python3 \
+            python3-numpy python3-pytest
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 # cuobjdump (and the nvdisasm it runs) are not in the CUDA install of the
 # Debian machines; NVIDIA's PyPI wheels have them (13.2 reads ptxas 13.0's
@@ -113,8 +115,9 @@ fuzz: deps fuzz-deps
 runtime:
 	cmake -G Ninja -S . -B build-rt -DCMAKE_BUILD_TYPE=Release \
 	  -DGDN_ENABLE_MLIR=OFF -DGDN_ENABLE_TESTS=OFF \
-	  -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc"
-	ninja -C build-rt -j$(JOBS) gdn-run
+	  -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" \
+	  -DCMAKE_SHARED_LINKER_FLAGS="-static-libstdc++ -static-libgcc"
+	ninja -C build-rt -j$(JOBS) gdn-run gdn
 
 # One artifact per kernel shape the test matrix and the benchmark use.
 ARTIFACT_SHAPES := 128:128:bf16 64:64:bf16 64:64:f16 64:128:bf16 128:64:bf16 128:128:f16

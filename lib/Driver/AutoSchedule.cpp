@@ -10,6 +10,12 @@ using namespace gdn::run;
 Workload run::workloadOf(const Problem &p) {
   Workload w;
   w.V = p.dims.V;
+  if (p.shapesOnly) {
+    // Contents unknown here: every sequence may be the longest.
+    w.longestTokens = p.dims.T;
+    w.programs = p.batch() * p.dims.HV();
+    return w;
+  }
   std::vector<int64_t> cu = p.tensors.at("cu_seqlens").toIndices();
   int64_t sequences = 0;
   for (size_t b = 0; b + 1 < cu.size(); ++b) {

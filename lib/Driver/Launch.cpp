@@ -30,12 +30,11 @@ Status run::prepareCall(Problem &p, HostTensor &o, PreparedCall &call) {
   call.grid = Grid{d.HV(), p.batch(), 1};
   // Paged chunks are aligned to absolute positions: one more may start
   // before a sequence's first new token.
-  std::vector<int64_t> cu = t.at("cu_seqlens").toIndices();
-  int64_t longest = 0;
-  for (size_t b = 0; b + 1 < cu.size(); ++b)
-    longest = std::max(longest, cu[b + 1] - cu[b]);
-  call.chunkSlots = (longest + 63) / 64 + 1;
-  o = HostTensor::zeros(t["v"].dtype, t["v"].shape);
+  call.chunkSlots = (p.longestSequence() + 63) / 64 + 1;
+  // Device calls bring their own output.
+  o = p.shapesOnly ? HostTensor() : HostTensor::zeros(t["v"].dtype, t["v"].shape);
+  o.dtype = t["v"].dtype;
+  o.shape = t["v"].shape;
 
   // A converted copy that lives as long as the call.
   auto owned = [&](const std::string &name, DType dtype) -> KernelArg {

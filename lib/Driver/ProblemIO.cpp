@@ -7,10 +7,21 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <set>
 
 using namespace gdn;
 using namespace gdn::run;
+
+int64_t Problem::longestSequence() const {
+  if (shapesOnly)
+    return dims.T;
+  std::vector<int64_t> cu = tensors.at("cu_seqlens").toIndices();
+  int64_t longest = 0;
+  for (size_t b = 0; b + 1 < cu.size(); ++b)
+    longest = std::max(longest, cu[b + 1] - cu[b]);
+  return longest;
+}
 
 int64_t Problem::batch() const {
   auto it = tensors.find("cu_seqlens");
@@ -76,7 +87,8 @@ Status run::validateProblem(Problem &p) {
     return Status::error("A_log / dt_bias given but --use-gate-in-kernel is "
                          "not set: the gate would be read as g");
   if (p.flags.chunkSize != 64)
-    return Status::error("--chunk-size " + std::to_string(p.flags.chunkSize) +
+    return Status::error("chunk size (--chunk-size, chunk_size) " +
+                         std::to_string(p.flags.chunkSize) +
                          " is not supported: the kernels use chunks of 64 "
                          "(SPEC.md)");
 
@@ -115,9 +127,10 @@ Status run::validateProblem(Problem &p) {
     return s;
   for (const char *name : {"k", "v"})
     if (t[name].dtype != q.dtype)
-      return Status::error(std::string(name) + " " + t[name].describe() +
-                           " must have the dtype of q (" + dtypeName(q.dtype) +
-                           ")");
+      return Status::typeError(std::string(name) + " " +
+                               t[name].describe() +
+                               " must have the dtype of q (" +
+                               dtypeName(q.dtype) + ")");
   for (const char *name : {"a", "b", "g", "beta"})
     if (t.count(name)) {
       if (Status s = expectDType(name, t[name], kFloat); !s.ok())
@@ -153,6 +166,9 @@ Status run::validateProblem(Problem &p) {
   if (t["cu_seqlens"].shape[0] < 1)
     return Status::error("cu_seqlens " + t["cu_seqlens"].describe() +
                          " needs at least one entry (B + 1)");
+  p.dims = d;
+  if (p.shapesOnly)
+    return Status::success();
   if (pool) {
     PoolTable table;
     table.cuSeqlens = t["cu_seqlens"].toIndices();
@@ -174,6 +190,37 @@ Status run::validateProblem(Problem &p) {
       return s;
   }
   p.dims = d;
+  return Status::success();
+}
+
+Status run::checkGateValues(const Problem &p) {
+  const TensorMap &t = p.tensors;
+  for (const char *name : {"a", "b", "g", "beta", "A_log", "dt_bias"}) {
+    if (!t.count(name))
+      continue;
+    const HostTensor &x = t.at(name);
+    for (int64_t i = 0, n = x.numel(); i < n; ++i)
+      if (!std::isfinite(x.doubleAt(i)))
+        return Status::error("gate tensor '" + std::string(name) + "' " +
+                             x.describe() + " has a non-finite value (" +
+                             std::to_string(x.doubleAt(i)) + ") at element " +
+                             std::to_string(i));
+  }
+  if (p.interface != Interface::Paged || p.flags.useGateInKernel)
+    return Status::success();
+  const HostTensor &g = t.at("g");
+  const bool linear = p.flags.gateDomain == GateDomain::Linear;
+  for (int64_t i = 0, n = g.numel(); i < n; ++i) {
+    double x = g.doubleAt(i);
+    if (linear ? (x < 0 || x > 1) : x > 0)
+      return Status::error(
+          "gate 'g' " + g.describe() + " holds " + std::to_string(x) +
+          " at element " + std::to_string(i) + " (token " +
+          std::to_string(i / g.shape[1]) + ", value head " +
+          std::to_string(i % g.shape[1]) + "); " +
+          (linear ? "a linear-domain gate is a decay alpha in [0, 1]"
+                  : "a log-domain gate is a log decay <= 0"));
+  }
   return Status::success();
 }
 

@@ -258,3 +258,26 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
   }
   return readFile(dir + "/" + ptxName, a.ptx);
 }
+
+void gdn::locateArtifact(const std::string &root, const KernelShape &shape,
+                         std::string &dir, bool &autoSet) {
+  dir = root;
+  if (!std::filesystem::exists(dir + "/manifest.json") && !isAutoSet(dir))
+    dir += "/" + Artifact::subdirFor(shape);
+  autoSet = isAutoSet(dir);
+}
+
+Status gdn::pickFromAutoSet(const std::string &dir, const std::string &name,
+                            const std::string &schedule, std::string &member) {
+  std::map<std::string, std::string> listed;
+  if (Status s = readAutoSetIndex(dir, listed); !s.ok())
+    return s;
+  auto it = listed.find(name);
+  if (it == listed.end() || it->second != schedule)
+    return Status::error("auto artifact set '" + dir + "' has no '" + name +
+                         "' (" + schedule + "), which the rule picked for "
+                         "this call; rebuild it with this version: gdn-run "
+                         "--emit artifact --schedule auto");
+  member = dir + "/" + name;
+  return Status::success();
+}

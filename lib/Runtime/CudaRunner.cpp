@@ -66,6 +66,22 @@ struct CudaRunner::Impl {
   std::string deviceName;
   int64_t multiprocessors = 0;
   const Artifact *artifact = nullptr;
+  // launchOnDevice: workspaces and scratch, reused across calls.
+  CUdeviceptr arena = 0;
+  size_t arenaBytes = 0;
+  CUdeviceptr zeroBytes = 0;
+  size_t zeroSize = 0;
+
+  struct Loaded {
+    CUfunction fn;
+    unsigned sharedBytes;
+  };
+  Status resolveKernels(const std::vector<PlannedLaunch> &launches,
+                        const std::vector<KernelArg> &args,
+                        std::vector<Loaded> &loaded, size_t &scratchBytes);
+  Status launch(const std::vector<PlannedLaunch> &launches,
+                const std::vector<Loaded> &loaded, void **params,
+                CUstream stream);
 
   Status check(CUresult r, const std::string &what) {
     if (r == CUDA_SUCCESS)
@@ -83,11 +99,70 @@ int64_t CudaRunner::multiprocessors() const { return impl->multiprocessors; }
 CudaRunner::CudaRunner(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 
 CudaRunner::~CudaRunner() {
-  if (impl && impl->module)
+  if (!impl)
+    return;
+  if (impl->module)
     impl->cu.ModuleUnload(impl->module);
+  if (impl->arena)
+    impl->cu.MemFree(impl->arena);
+  if (impl->zeroBytes)
+    impl->cu.MemFree(impl->zeroBytes);
 }
 
+namespace {
+/// Parameter words of a launch as MLIR's GPU lowering expects them: each
+/// memref expanded to (allocated, aligned, offset, sizes, strides), then
+/// the scratch memref. `address(i)` is where buffer argument i lives.
+template <typename AddressOf>
+void packParams(const std::vector<KernelArg> &args, AddressOf address,
+                CUdeviceptr scratch, size_t scratchBytes,
+                std::vector<int64_t> &words, std::vector<void *> &params) {
+  words.clear();
+  auto push = [&](int64_t v) { words.push_back(v); };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg &a = args[i];
+    if (a.kind == KernelArg::Kind::Buffer ||
+        a.kind == KernelArg::Kind::Workspace) {
+      int64_t at = static_cast<int64_t>(address(i));
+      push(at); // allocated
+      push(at); // aligned
+      push(0);  // offset
+      for (int64_t d : a.shape)
+        push(d);
+      int64_t stride = 1;
+      std::vector<int64_t> strides(a.shape.size());
+      for (size_t d = a.shape.size(); d-- > 0;) {
+        strides[d] = stride;
+        stride *= a.shape[d];
+      }
+      for (int64_t st : strides)
+        push(st);
+    } else if (a.kind == KernelArg::Kind::Index) {
+      push(a.index);
+    } else if (a.kind == KernelArg::Kind::F32) {
+      int64_t w = 0;
+      std::memcpy(&w, &a.f32, sizeof(float));
+      push(w);
+    } else {
+      push(a.i1 ? 1 : 0); // read as one byte (.u8 in PTX)
+    }
+  }
+  push(static_cast<int64_t>(scratch));
+  push(static_cast<int64_t>(scratch));
+  push(0);
+  push(static_cast<int64_t>(scratchBytes));
+  push(1);
+  params.clear();
+  for (int64_t &w : words)
+    params.push_back(&w);
+}
+} // namespace
+
 Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner) {
+  return open(runner, 0);
+}
+
+Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner, int ordinal) {
   auto impl = std::make_unique<Impl>();
   Driver &cu = impl->cu;
   cu.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -120,7 +195,8 @@ Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner) {
                          "runtime needs (driver too old?)");
   if (Status s = impl->check(cu.Init(0), "cuInit"); !s.ok())
     return s;
-  if (Status s = impl->check(cu.DeviceGet(&impl->device, 0), "cuDeviceGet");
+  if (Status s = impl->check(cu.DeviceGet(&impl->device, ordinal),
+                             "cuDeviceGet(" + std::to_string(ordinal) + ")");
       !s.ok())
     return s;
   char name[256] = {0};
@@ -171,58 +247,11 @@ Status CudaRunner::run(const std::vector<PlannedLaunch> &launches,
   if (launches.empty())
     return Status::error("nothing to launch");
 
-  // Every kernel of a plan takes the same arguments, then its scratch.
-  struct Loaded {
-    CUfunction fn;
-    unsigned sharedBytes;
-  };
-  std::vector<Loaded> loaded;
+  std::vector<Impl::Loaded> loaded;
   size_t scratchBytes = 0;
-  for (const PlannedLaunch &l : launches) {
-    auto kit = I.artifact->kernels.find(l.kernel);
-    if (kit == I.artifact->kernels.end())
-      return Status::error("the artifact has no kernel '" + l.kernel + "'");
-    const KernelInfo &info = kit->second;
-    if (info.params.size() != args.size() + 1)
-      return Status::error("kernel '" + l.kernel + "' takes " +
-                           std::to_string(info.params.size() - 1) +
-                           " arguments besides scratch, the driver passes " +
-                           std::to_string(args.size()));
-    for (size_t i = 0; i < args.size(); ++i) {
-      const KernelArg &a = args[i];
-      const ParamInfo &p = info.params[i];
-      bool buffer = a.kind == KernelArg::Kind::Buffer ||
-                    a.kind == KernelArg::Kind::Workspace;
-      if (buffer != (p.kind == ParamInfo::Kind::MemRef) ||
-          (buffer && (p.rank != static_cast<int64_t>(a.shape.size()) ||
-                      p.dtype != a.dtype)))
-        return Status::error("argument " + std::to_string(i) + " (" + a.name +
-                             ") does not match parameter " + std::to_string(i) +
-                             " of kernel '" + l.kernel + "'");
-    }
-    Loaded k;
-    if (Status s = I.check(cu.ModuleGetFunction(&k.fn, I.module, l.kernel.c_str()),
-                           "cuModuleGetFunction(" + l.kernel + ")");
-        !s.ok())
-      return s;
-    // Tiles kept on chip: above 48 KiB of static plus dynamic shared memory
-    // a kernel must opt in. The kernel's own static bytes count too (the
-    // register-tile kernels declare one), so opt in for any dynamic amount.
-    k.sharedBytes = static_cast<unsigned>(info.sharedBytesPerBlock);
-    if (k.sharedBytes > 0)
-      if (Status s = I.check(
-              cu.FuncSetAttribute(k.fn,
-                                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                  static_cast<int>(k.sharedBytes)),
-              "reserving " + std::to_string(k.sharedBytes) +
-                  " bytes of shared memory for " + l.kernel);
-          !s.ok())
-        return s;
-    loaded.push_back(k);
-    scratchBytes = std::max(scratchBytes,
-                            static_cast<size_t>(l.grid.size()) *
-                                static_cast<size_t>(info.scratchBytesPerBlock));
-  }
+  if (Status s = I.resolveKernels(launches, args, loaded, scratchBytes);
+      !s.ok())
+    return s;
 
   // Device buffers, each with guard bytes on both sides. Workspaces are
   // poisoned (all bits set: NaN) and never copied.
@@ -240,57 +269,25 @@ Status CudaRunner::run(const std::vector<PlannedLaunch> &launches,
     if (scratch.base)
       cu.MemFree(scratch.base);
   };
-  std::vector<int64_t> words; // parameter storage, 8 bytes per slot
-  words.reserve(1024);
-  std::vector<size_t> paramSlots;
-  std::vector<void *> params;
-  auto push = [&](int64_t v) {
-    words.push_back(v);
-    paramSlots.push_back(words.size() - 1);
-  };
-  std::vector<std::pair<size_t, size_t>> ptrSlots; // (slot, buffer index)
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg &a = args[i];
-    if (a.kind == KernelArg::Kind::Buffer ||
-        a.kind == KernelArg::Kind::Workspace) {
-      Buffer &b = buffers[i];
-      b.bytes = static_cast<size_t>(a.elements()) * elementSize(a.dtype);
-      if (Status s = I.check(cu.MemAlloc(&b.base, b.bytes + 2 * kGuardBytes),
-                             "cuMemAlloc(" + a.name + ", " +
-                                 std::to_string(b.bytes) + " bytes)");
-          !s.ok()) {
-        freeAll();
-        return s;
-      }
-      cu.MemsetD8(b.base, kGuardByte, b.bytes + 2 * kGuardBytes);
-      if (a.kind == KernelArg::Kind::Workspace)
-        cu.MemsetD8(b.data(), 0xFF, b.bytes);
-      else if (b.bytes)
-        cu.MemcpyHtoD(b.data(), a.data, b.bytes);
-      ptrSlots.push_back({words.size(), i});
-      push(0); // allocated pointer, patched below
-      ptrSlots.push_back({words.size(), i});
-      push(0); // aligned pointer
-      push(0); // offset
-      for (int64_t d : a.shape)
-        push(d);
-      int64_t stride = 1;
-      std::vector<int64_t> strides(a.shape.size());
-      for (size_t d = a.shape.size(); d-- > 0;) {
-        strides[d] = stride;
-        stride *= a.shape[d];
-      }
-      for (int64_t st : strides)
-        push(st);
-    } else if (a.kind == KernelArg::Kind::Index) {
-      push(a.index);
-    } else if (a.kind == KernelArg::Kind::F32) {
-      int64_t w = 0;
-      std::memcpy(&w, &a.f32, sizeof(float));
-      push(w);
-    } else {
-      push(a.i1 ? 1 : 0); // read as one byte (.u8 in PTX)
+    if (a.kind != KernelArg::Kind::Buffer &&
+        a.kind != KernelArg::Kind::Workspace)
+      continue;
+    Buffer &b = buffers[i];
+    b.bytes = static_cast<size_t>(a.elements()) * elementSize(a.dtype);
+    if (Status s = I.check(cu.MemAlloc(&b.base, b.bytes + 2 * kGuardBytes),
+                           "cuMemAlloc(" + a.name + ", " +
+                               std::to_string(b.bytes) + " bytes)");
+        !s.ok()) {
+      freeAll();
+      return s;
     }
+    cu.MemsetD8(b.base, kGuardByte, b.bytes + 2 * kGuardBytes);
+    if (a.kind == KernelArg::Kind::Workspace)
+      cu.MemsetD8(b.data(), 0xFF, b.bytes);
+    else if (b.bytes)
+      cu.MemcpyHtoD(b.data(), a.data, b.bytes);
   }
   // Scratch: grid size times the bytes one block needs (the largest of the
   // plan's kernels; they run one after another).
@@ -303,32 +300,14 @@ Status CudaRunner::run(const std::vector<PlannedLaunch> &launches,
     freeAll();
     return s;
   }
-  size_t scratchSlot = words.size();
-  push(0);
-  push(0);
-  push(0);
-  push(static_cast<int64_t>(scratch.bytes));
-  push(1);
-  for (auto [slot, index] : ptrSlots)
-    words[slot] = static_cast<int64_t>(buffers[index].data());
-  words[scratchSlot] = words[scratchSlot + 1] =
-      static_cast<int64_t>(scratch.data());
-  for (size_t slot : paramSlots)
-    params.push_back(&words[slot]);
+  std::vector<int64_t> words;
+  std::vector<void *> params;
+  packParams(
+      args, [&](size_t i) { return buffers[i].data(); }, scratch.data(),
+      scratch.bytes, words, params);
 
   auto launchAll = [&]() {
-    for (size_t i = 0; i < launches.size(); ++i) {
-      const Grid &g = launches[i].grid;
-      if (Status s = I.check(
-              cu.LaunchKernel(loaded[i].fn, g.x, g.y, g.z,
-                              I.artifact->blockSize, 1, 1,
-                              loaded[i].sharedBytes, nullptr, params.data(),
-                              nullptr),
-              "cuLaunchKernel(" + launches[i].kernel + ")");
-          !s.ok())
-        return s;
-    }
-    return Status::success();
+    return I.launch(launches, loaded, params.data(), nullptr);
   };
   CUevent start, stop;
   cu.EventCreate(&start, 0);
@@ -382,4 +361,158 @@ Status CudaRunner::run(const std::vector<PlannedLaunch> &launches,
   cu.EventDestroy(stop);
   freeAll();
   return status;
+}
+
+Status CudaRunner::Impl::resolveKernels(
+    const std::vector<PlannedLaunch> &launches,
+    const std::vector<KernelArg> &args, std::vector<Loaded> &loaded,
+    size_t &scratchBytes) {
+  loaded.clear();
+  scratchBytes = 0;
+  // Every kernel of a plan takes the same arguments, then its scratch.
+  for (const PlannedLaunch &l : launches) {
+    auto kit = artifact->kernels.find(l.kernel);
+    if (kit == artifact->kernels.end())
+      return Status::error("the artifact has no kernel '" + l.kernel + "'");
+    const KernelInfo &info = kit->second;
+    if (info.params.size() != args.size() + 1)
+      return Status::error("kernel '" + l.kernel + "' takes " +
+                           std::to_string(info.params.size() - 1) +
+                           " arguments besides scratch, the driver passes " +
+                           std::to_string(args.size()));
+    for (size_t i = 0; i < args.size(); ++i) {
+      const KernelArg &a = args[i];
+      const ParamInfo &p = info.params[i];
+      bool buffer = a.kind == KernelArg::Kind::Buffer ||
+                    a.kind == KernelArg::Kind::Workspace;
+      if (buffer != (p.kind == ParamInfo::Kind::MemRef) ||
+          (buffer && (p.rank != static_cast<int64_t>(a.shape.size()) ||
+                      p.dtype != a.dtype)))
+        return Status::error("argument " + std::to_string(i) + " (" + a.name +
+                             ") does not match parameter " + std::to_string(i) +
+                             " of kernel '" + l.kernel + "'");
+    }
+    Loaded k;
+    if (Status s = check(cu.ModuleGetFunction(&k.fn, module, l.kernel.c_str()),
+                         "cuModuleGetFunction(" + l.kernel + ")");
+        !s.ok())
+      return s;
+    // Tiles kept on chip: above 48 KiB of static plus dynamic shared memory
+    // a kernel must opt in. The kernel's own static bytes count too (the
+    // register-tile kernels declare one), so opt in for any dynamic amount.
+    k.sharedBytes = static_cast<unsigned>(info.sharedBytesPerBlock);
+    if (k.sharedBytes > 0)
+      if (Status s = check(
+              cu.FuncSetAttribute(k.fn,
+                                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  static_cast<int>(k.sharedBytes)),
+              "reserving " + std::to_string(k.sharedBytes) +
+                  " bytes of shared memory for " + l.kernel);
+          !s.ok())
+        return s;
+    loaded.push_back(k);
+    scratchBytes = std::max(scratchBytes,
+                            static_cast<size_t>(l.grid.size()) *
+                                static_cast<size_t>(info.scratchBytesPerBlock));
+  }
+  return Status::success();
+}
+
+Status CudaRunner::Impl::launch(const std::vector<PlannedLaunch> &launches,
+                                const std::vector<Loaded> &loaded,
+                                void **params, CUstream stream) {
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const Grid &g = launches[i].grid;
+    if (g.size() == 0)
+      continue;
+    if (Status s = check(cu.LaunchKernel(loaded[i].fn, g.x, g.y, g.z,
+                                         artifact->blockSize, 1, 1,
+                                         loaded[i].sharedBytes, stream, params,
+                                         nullptr),
+                         "cuLaunchKernel(" + launches[i].kernel + ")");
+        !s.ok())
+      return s;
+  }
+  return Status::success();
+}
+
+Status CudaRunner::copyToHost(void *dst, const void *deviceSrc, size_t bytes) {
+  if (Status s = impl->check(impl->cu.CtxSetCurrent(impl->context),
+                             "cuCtxSetCurrent");
+      !s.ok())
+    return s;
+  return impl->check(
+      impl->cu.MemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(deviceSrc), bytes),
+      "copying to the host (cuMemcpyDtoH)");
+}
+
+Status CudaRunner::zeros(size_t bytes, const void *&device) {
+  Impl &I = *impl;
+  if (bytes > I.zeroSize) {
+    if (I.zeroBytes)
+      I.cu.MemFree(I.zeroBytes);
+    I.zeroBytes = 0;
+    I.zeroSize = 0;
+    if (Status s = I.check(I.cu.MemAlloc(&I.zeroBytes, bytes), "cuMemAlloc");
+        !s.ok())
+      return s;
+    if (Status s = I.check(I.cu.MemsetD8(I.zeroBytes, 0, bytes), "cuMemsetD8");
+        !s.ok())
+      return s;
+    I.zeroSize = bytes;
+  }
+  device = reinterpret_cast<const void *>(I.zeroBytes);
+  return Status::success();
+}
+
+Status CudaRunner::launchOnDevice(const std::vector<PlannedLaunch> &launches,
+                                  std::vector<KernelArg> args, void *stream) {
+  Impl &I = *impl;
+  Driver &cu = I.cu;
+  if (Status s = I.check(cu.CtxSetCurrent(I.context), "cuCtxSetCurrent");
+      !s.ok())
+    return s;
+  std::vector<Impl::Loaded> loaded;
+  size_t scratchBytes = 0;
+  if (Status s = I.resolveKernels(launches, args, loaded, scratchBytes);
+      !s.ok())
+    return s;
+  // Workspaces and scratch share one arena, each 256-byte aligned.
+  auto aligned = [](size_t n) { return (n + 255) / 256 * 256; };
+  std::vector<size_t> offsets(args.size(), 0);
+  size_t need = 0;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == KernelArg::Kind::Workspace) {
+      offsets[i] = need;
+      need += aligned(static_cast<size_t>(args[i].elements()) *
+                      elementSize(args[i].dtype));
+    }
+  const size_t scratchAt = need;
+  need += aligned(std::max<size_t>(scratchBytes, 256));
+  if (need > I.arenaBytes) {
+    // Growing allocates (and cuMemFree waits for the device): a call made
+    // before a graph capture sizes the arena for the captured ones.
+    if (I.arena)
+      cu.MemFree(I.arena);
+    I.arena = 0;
+    I.arenaBytes = 0;
+    if (Status s = I.check(cu.MemAlloc(&I.arena, need),
+                           "cuMemAlloc(" + std::to_string(need) +
+                               " bytes of workspace)");
+        !s.ok())
+      return s;
+    I.arenaBytes = need;
+  }
+  std::vector<int64_t> words;
+  std::vector<void *> params;
+  packParams(
+      args,
+      [&](size_t i) -> CUdeviceptr {
+        return args[i].kind == KernelArg::Kind::Workspace
+                   ? I.arena + offsets[i]
+                   : reinterpret_cast<CUdeviceptr>(args[i].data);
+      },
+      I.arena + scratchAt, scratchBytes, words, params);
+  return I.launch(launches, loaded, params.data(),
+                  static_cast<CUstream>(stream));
 }

@@ -177,8 +177,8 @@ Status expectDType(const std::string &name, const HostTensor &tensor,
     names += names.empty() ? "" : " or ";
     names += dtypeName(d);
   }
-  return Status::error("tensor '" + name + "' is " + tensor.describe() +
-                       "; expected dtype " + names);
+  return Status::typeError("tensor '" + name + "' is " + tensor.describe() +
+                           "; expected dtype " + names);
 }
 
 } // namespace gdn

@@ -52,44 +52,20 @@ Status run::runCpu(const BackendOptions &o, PreparedCall &call,
   std::unique_ptr<CPUKernel> kernel;
   if (Status s = compileCpu(o, call.shape, kernel); !s.ok())
     return s;
-  // The schedule's kernels, their grids and the workspaces between them
-  // (poisoned: all bits set, NaN, so a read before a write shows).
-  std::vector<PlannedLaunch> launches;
-  std::vector<KernelArg> args = call.args, workspaces;
-  // A V-split kernel runs V / v_block programs per value head.
-  Grid programs = call.grid;
-  programs.x *= kernel->shape().programsPerHead();
-  if (Status s = planCall(kernel->plan(call.entry), programs, call.chunkSlots,
-                          launches, workspaces);
+  double compileMs = since(t0);
+  CpuCallTimes times;
+  if (Status s = runEntryOnCpu(*kernel, call.entry, call.args, call.grid,
+                               call.chunkSlots, o.threads, &times);
       !s.ok())
     return s;
-  std::vector<std::vector<unsigned char>> memory;
-  for (KernelArg &w : workspaces) {
-    memory.emplace_back(static_cast<size_t>(w.elements()) * elementSize(w.dtype),
-                        0xFF);
-    w.data = memory.back().data();
-    args.push_back(w);
-  }
-  for (const PlannedLaunch &l : launches)
-    if (Status s = kernel->checkArguments(l.kernel, args); !s.ok())
-      return s;
-  double compileMs = since(t0);
-  auto t1 = std::chrono::steady_clock::now();
-  for (const PlannedLaunch &l : launches)
-    if (Status s = kernel->jit(l.kernel); !s.ok())
-      return s;
-  double jitMs = since(t1);
-  auto t2 = std::chrono::steady_clock::now();
-  for (const PlannedLaunch &l : launches)
-    if (Status s = kernel->launch(l.kernel, args, l.grid, o.threads); !s.ok())
-      return s;
+  const size_t launches = kernel->plan(call.entry).steps.size();
   char line[256];
   std::snprintf(line, sizeof(line),
                 "compile %.0f ms, JIT %.0f ms, run %.1f ms (CPU, %d threads; "
                 "schedule %s, %zu kernel launch%s)",
-                compileMs, jitMs, since(t2), o.threads,
-                kernel->plan(call.entry).schedule.c_str(), launches.size(),
-                launches.size() == 1 ? "" : "es");
+                compileMs, times.jitMs, times.runMs, o.threads,
+                kernel->plan(call.entry).schedule.c_str(), launches,
+                launches == 1 ? "" : "es");
   timing = line;
   return Status::success();
 }

@@ -3,7 +3,6 @@
 #include "Backends.h"
 
 #include <cstdio>
-#include <sys/stat.h>
 
 #ifdef GDN_WITH_MLIR
 #include "gdn/Compiler/KernelCompiler.h"
@@ -15,20 +14,13 @@
 using namespace gdn;
 using namespace gdn::run;
 
-namespace {
-bool exists(const std::string &path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
-} // namespace
-
 Status run::gpuArtifact(const BackendOptions &o, const KernelShape &shape,
                         Artifact &artifact) {
   if (!o.artifactsDir.empty()) {
     // Either an artifact directory or a root holding one per shape.
-    std::string dir = o.artifactsDir;
-    if (!exists(dir + "/manifest.json"))
-      dir += "/" + Artifact::subdirFor(shape);
+    std::string dir;
+    bool autoSet = false;
+    locateArtifact(o.artifactsDir, shape, dir, autoSet);
     if (Status s = readArtifact(dir, artifact); !s.ok())
       return s;
     if (artifact.shape.K != shape.K || artifact.shape.V != shape.V ||

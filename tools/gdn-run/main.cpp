@@ -284,6 +284,8 @@ int main(int argc, char **argv) {
   }
   if (Status s = validateProblem(problem); !s.ok())
     return refuse(s.message);
+  if (Status s = checkGateValues(problem); !s.ok())
+    return refuse(s.message);
 
   // Backend: cuda where a device is usable (or asked for), else cpu.
   BackendOptions backendOptions;
@@ -337,21 +339,15 @@ int main(int argc, char **argv) {
     autoLine = line;
   }
   if (!o.artifactsDir.empty()) {
-    std::string dir = o.artifactsDir;
-    if (!std::filesystem::exists(dir + "/manifest.json") && !isAutoSet(dir))
-      dir += "/" + Artifact::subdirFor(shape);
-    if (isAutoSet(dir)) {
+    std::string dir;
+    bool autoSet = false;
+    locateArtifact(o.artifactsDir, shape, dir, autoSet);
+    if (autoSet) {
       auto [pick, line] = pickSchedule();
-      std::map<std::string, std::string> listed;
-      if (Status s = readAutoSetIndex(dir, listed); !s.ok())
+      if (Status s = pickFromAutoSet(dir, pick->name, pick->schedule,
+                                     backendOptions.artifactsDir);
+          !s.ok())
         return refuse(s.message);
-      auto it = listed.find(pick->name);
-      if (it == listed.end() || it->second != pick->schedule)
-        return refuse("auto artifact set '" + dir + "' has no '" + pick->name +
-                      "' (" + pick->schedule + "), which the rule picked for "
-                      "this call; rebuild it with this gdn-run: --emit "
-                      "artifact --schedule auto");
-      backendOptions.artifactsDir = dir + "/" + pick->name;
       autoLine = line;
     }
   }

@@ -93,6 +93,23 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// Milliseconds a CPU call spent turning the module into machine code (the
+/// first time) and running its launches.
+struct CpuCallTimes {
+  double jitMs = 0;
+  double runMs = 0;
+};
+
+/// Runs `entry` as the kernel's schedule plans it: its kernels in order over
+/// `programs` ([HV, B, 1], one per value head and sequence; a V-split adds
+/// programs per head itself), with the workspaces between them allocated
+/// poisoned (all bits set, so a read before a write shows as NaN). Every
+/// program has at most `chunkSlots` chunks.
+Status runEntryOnCpu(CPUKernel &kernel, const std::string &entry,
+                     std::vector<KernelArg> args, Grid programs,
+                     int64_t chunkSlots, int threads,
+                     CpuCallTimes *times = nullptr);
+
 } // namespace gdn
 
 #endif // GDN_COMPILER_KERNELCOMPILER_H

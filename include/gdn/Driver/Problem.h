@@ -38,7 +38,14 @@ struct Problem {
   TensorMap tensors;
   CallFlags flags;
   GdnDims dims; // filled by validateProblem
+  // Where the tensors live on a device and only their shapes are known
+  // here: the index tensors' contents are not read, and the longest
+  // sequence is taken to be all T tokens (launch grids and workspaces are
+  // sized for that).
+  bool shapesOnly = false;
   int64_t batch() const;
+  /// New tokens of the longest sequence (T when shapesOnly).
+  int64_t longestSequence() const;
 };
 
 /// How gdn-run makes a random problem (the default problem is one preset).
@@ -71,9 +78,15 @@ GenConfig defaultConfig();
 Status generateProblem(const GenConfig &config, const CallFlags &flags,
                        std::mt19937_64 &rng, Problem &problem);
 
-/// Checks names, dtypes, shapes and the page table / pool indices; fills
-/// `problem.dims`. Every message names the tensor and what was expected.
+/// Checks names, dtypes, shapes and (unless shapesOnly) the page table /
+/// pool indices; fills `problem.dims`. Every message names the tensor and
+/// what was expected.
 Status validateProblem(Problem &problem);
+
+/// Refuses gate values a kernel would turn into NaN or growth without a
+/// word: any non-finite a, b, g, beta, A_log or dt_bias, a linear-domain
+/// alpha outside [0, 1], a log-domain g above 0. Needs a validated problem.
+Status checkGateValues(const Problem &problem);
 
 /// The float64 evaluation (the literal recurrence) of a validated problem.
 /// `pool` (doubles) starts as the input pool and is updated in place.

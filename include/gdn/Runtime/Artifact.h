@@ -77,6 +77,16 @@ bool isAutoSet(const std::string &dir);
 Status readAutoSetIndex(const std::string &dir,
                         std::map<std::string, std::string> &candidates);
 
+/// Where the artifact for `shape` lives under `root`: `root` itself when it
+/// is an artifact or an auto set, else its subdirectory for the shape
+/// (Artifact::subdirFor). `autoSet` says whether `dir` is an auto set.
+void locateArtifact(const std::string &root, const KernelShape &shape,
+                    std::string &dir, bool &autoSet);
+/// The member of auto set `dir` that `--schedule auto` picked (candidate
+/// `name` with schedule text `schedule`); refuses a set that lacks it.
+Status pickFromAutoSet(const std::string &dir, const std::string &name,
+                       const std::string &schedule, std::string &member);
+
 } // namespace gdn
 
 #endif // GDN_RUNTIME_ARTIFACT_H

@@ -34,8 +34,10 @@ struct GpuRunReport {
 class CudaRunner {
 public:
   ~CudaRunner();
-  /// Opens libcuda.so.1, initialises device 0 and its primary context.
+  /// Opens libcuda.so.1, initialises device 0 (or `ordinal`) and its
+  /// primary context (the one the CUDA runtime, and so torch, uses).
   static Status open(std::unique_ptr<CudaRunner> &runner);
+  static Status open(std::unique_ptr<CudaRunner> &runner, int ordinal);
   /// The device's streaming multiprocessors (what --schedule auto fills).
   int64_t multiprocessors() const;
   /// JIT-loads the artifact's PTX (the driver compiles it for the device).
@@ -49,6 +51,20 @@ public:
   Status run(const std::vector<PlannedLaunch> &launches,
              const std::vector<KernelArg> &args, int warmup,
              int timedLaunches, GpuRunReport &report);
+
+  /// Launches on the caller's memory and stream without copying or
+  /// waiting, so a CUDA graph can capture it. Buffer arguments hold device
+  /// addresses. Workspaces and the kernels' scratch come from an arena the
+  /// runner keeps; growing it allocates, so make one call of the largest
+  /// shape before capturing.
+  Status launchOnDevice(const std::vector<PlannedLaunch> &launches,
+                        std::vector<KernelArg> args, void *stream);
+  /// Copies device memory to the host and waits (checked calls read index
+  /// tensors and gates this way; not for captured calls).
+  Status copyToHost(void *dst, const void *deviceSrc, size_t bytes);
+  /// At least `bytes` zero bytes on the device, kept by the runner (inputs a
+  /// kernel takes but the call does not use). Allocates when it grows.
+  Status zeros(size_t bytes, const void *&device);
 
   struct Impl;
 

@@ -15,6 +15,9 @@ namespace gdn {
 
 struct Status {
   std::string message; // empty means success
+  // The value has the wrong type (a tensor's dtype), not a wrong value or
+  // shape: the Python entry raises TypeError instead of ValueError.
+  bool wrongType = false;
 
   bool ok() const { return message.empty(); }
   explicit operator bool() const { return ok(); }
@@ -23,6 +26,11 @@ struct Status {
   static Status error(std::string msg) {
     Status s;
     s.message = msg.empty() ? std::string("unknown error") : std::move(msg);
+    return s;
+  }
+  static Status typeError(std::string msg) {
+    Status s = error(std::move(msg));
+    s.wrongType = true;
     return s;
   }
 };

@@ -2,6 +2,7 @@
 """Edits a .safetensors file for refusal tests (standard library only).
 
   edit_safetensors.py IN OUT set NAME INDEX VALUE   set one integer element
+  edit_safetensors.py IN OUT setf NAME INDEX VALUE  set one F32 element (nan ok)
   edit_safetensors.py IN OUT drop NAME              remove a tensor
   edit_safetensors.py IN OUT to-f32 NAME            widen a bf16 tensor to f32
 """
@@ -49,6 +50,11 @@ def main(argv):
         fmt = INT_FORMATS[dtype]
         size = struct.calcsize(fmt)
         blob[index * size:(index + 1) * size] = struct.pack(fmt, value)
+    elif op == "setf":
+        name, index, value = argv[4], int(argv[5]), float(argv[6])
+        dtype, _, blob = tensors[name]
+        assert dtype == "F32"
+        blob[index * 4:(index + 1) * 4] = struct.pack("<f", value)
     elif op == "drop":
         del tensors[argv[4]]
     elif op == "to-f32":

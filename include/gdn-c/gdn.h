@@ -1,0 +1,173 @@
+/*===- gdn.h - the C ABI of the gdn runtime -------------------------------===*
+ *
+ * What language bindings (the Python package in python/) call: make a
+ * context (where kernels come from, the schedule), then run one GDN prefill
+ * call on named DLPack tensors. Tensors are borrowed, never copied out of
+ * the caller's hands: `state_pool` is updated in place and `o` is written.
+ *
+ * Every function returns a gdn_status; on failure gdn_last_error() (per
+ * thread) says what was refused, naming the tensor, its shape / dtype and
+ * what was expected. A refused call leaves every tensor untouched.
+ *
+ * The header is plain C and depends on nothing; DLTensor is declared here
+ * with DLPack's layout (dlpack.h v0.8 / v1.x, which agree on it).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef GDN_C_GDN_H
+#define GDN_C_GDN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GDN_C_API_VERSION 1
+
+/* The functions of the C ABI. */
+#if defined(__GNUC__)
+#define GDN_C_API __attribute__((visibility("default")))
+#else
+#define GDN_C_API
+#endif
+
+/* ---- DLPack's tensor (https://dmlc.github.io/dlpack) ---- */
+#ifndef DLPACK_EXTERN_C
+typedef enum {
+  kDLCPU = 1,
+  kDLCUDA = 2,
+  kDLCUDAHost = 3,
+  kDLCUDAManaged = 13,
+} DLDeviceType;
+typedef struct {
+  int32_t device_type; /* a DLDeviceType */
+  int32_t device_id;
+} DLDevice;
+typedef enum {
+  kDLInt = 0,
+  kDLUInt = 1,
+  kDLFloat = 2,
+  kDLBfloat = 4,
+} DLDataTypeCode;
+typedef struct {
+  uint8_t code; /* a DLDataTypeCode */
+  uint8_t bits;
+  uint16_t lanes;
+} DLDataType;
+typedef struct {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides; /* in elements; NULL means compact row-major */
+  uint64_t byte_offset;
+} DLTensor;
+#endif
+
+/* ---- status ---- */
+typedef enum {
+  GDN_OK = 0,
+  GDN_ERROR_VALUE = 1,   /* a wrong shape, value or page table */
+  GDN_ERROR_TYPE = 2,    /* a wrong dtype or device */
+  GDN_ERROR_RUNTIME = 3, /* compiling or running failed */
+} gdn_status;
+
+/* The message of this thread's last failure ("" after a success). */
+GDN_C_API const char *gdn_last_error(void);
+/* GDN_C_API_VERSION of the library. */
+GDN_C_API int32_t gdn_api_version(void);
+/* Whether the library can compile kernels (built with MLIR): host tensors
+ * need it, since they run on the CPU back end. */
+GDN_C_API int32_t gdn_can_compile(void);
+
+/* ---- contexts ---- */
+typedef struct gdn_context gdn_context;
+
+typedef struct {
+  /* The kernel file (NULL: kernels/gdn_chunked.mlir of the build). */
+  const char *kernel_path;
+  /* A fusion schedule: a built-in name, a .sched file or inline text as
+   * gdn-run's --schedule takes it (NULL or "": fused). */
+  const char *schedule;
+  /* Host threads for CPU calls (0: every core). */
+  int32_t cpu_threads;
+  /* Kernels for device tensors, compiled ahead of time (`gdn-run --emit
+   * artifact`, `make artifacts`): an artifact, an auto set, or a root with
+   * one per shape (k128_v128_bf16, ...). Must name one set built for the
+   * context's schedule. NULL: where the library can compile (built with
+   * MLIR), kernels are compiled on first use into the kernel cache;
+   * elsewhere device tensors are refused. */
+  const char *artifacts_dir;
+  /* The kernel cache (NULL: $GDN_CACHE_DIR, else $XDG_CACHE_HOME/gdn, else
+   * ~/.cache/gdn): one artifact per hash of the kernel file's text, the
+   * schedule, the shape, the code generator's options and this library. */
+  const char *cache_dir;
+} gdn_context_options;
+
+/* Fills `options` with the defaults. */
+GDN_C_API void gdn_context_options_init(gdn_context_options *options);
+GDN_C_API gdn_status gdn_context_create(const gdn_context_options *options,
+                              gdn_context **context);
+GDN_C_API void gdn_context_destroy(gdn_context *context);
+
+/* Makes sure the kernel cache holds the artifact for K, V and `dtype`
+ * ("bf16" or "f16") under the context's schedule (a concrete one, not
+ * auto), compiling it if missing, and writes its directory to `path`
+ * (`size` bytes, NUL-terminated). Needs a library built with MLIR. */
+GDN_C_API gdn_status gdn_cached_artifact(gdn_context *context, int64_t K,
+                                         int64_t V, const char *dtype,
+                                         char *path, int64_t size);
+
+/* ---- calls ---- */
+typedef enum {
+  GDN_INTERFACE_POOL = 0,  /* seed 000: cache_indices, raw gates */
+  GDN_INTERFACE_PAGED = 1, /* seed 004: CSR page table */
+} gdn_interface;
+
+typedef enum {
+  GDN_GATE_LINEAR = 0, /* g holds alpha = exp(log decay), in [0, 1] */
+  GDN_GATE_LOG = 1,    /* g holds the log decay, <= 0 */
+} gdn_gate_domain;
+
+typedef struct {
+  int64_t page_size;          /* paged: tokens per page (multiple of 64) */
+  int64_t chunk_size;         /* tokens per chunk: 64 (the kernels' only) */
+  int32_t has_scale;          /* 0: scale = K^-0.5 */
+  double scale;
+  int32_t gate_domain;        /* paged without use_gate_in_kernel */
+  int32_t use_gate_in_kernel; /* paged: g / beta are raw a / b */
+  int32_t beta_is_logit;
+  int32_t qk_l2norm;          /* paged (the pool interface always is) */
+  /* Checked mode: refuse gates that are not finite or outside their
+   * domain (linear alpha in [0, 1], log g <= 0), and validate the index
+   * tensors (pool rows, page table) of device calls too, which copies them
+   * to the host and waits for the device (so not inside a graph capture).
+   * Host calls validate index tensors always. */
+  int32_t checked;
+} gdn_call_flags;
+
+GDN_C_API void gdn_call_flags_init(gdn_call_flags *flags);
+
+/* Runs one call. `names[i]` names `tensors[i]` with the seeds' names (q, k,
+ * v, a, b, A_log, dt_bias, g, beta, state_pool, cache_indices, cu_seqlens,
+ * page_indices, page_indptr, last_page_len) plus `o`, the output [T, HV, V]
+ * in the dtype of v.
+ *
+ * Host tensors (kDLCPU) run on the CPU back end, synchronously. Device
+ * tensors (kDLCUDA, all on one device) run the artifacts' kernels on
+ * `stream` (a CUstream / cudaStream_t; NULL: the legacy default stream),
+ * asynchronously, with no allocation, copy or wait once the context's
+ * workspace arena has grown to the call's size (one eager call before a
+ * graph capture does that). On the device, gates must be float32, index
+ * tensors int64, the pool dense float32, and every tensor contiguous. */
+GDN_C_API gdn_status gdn_call(gdn_context *context, int32_t interface, int32_t count,
+                    const char *const *names, const DLTensor *const *tensors,
+                    const gdn_call_flags *flags, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GDN_C_GDN_H */

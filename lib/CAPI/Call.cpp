@@ -1,0 +1,226 @@
+//===- Call.cpp - gdn_call: one prefill call on borrowed tensors ----------===//
+//
+// Validates the call as gdn-run does (same messages), then runs it on the
+// caller's memory: q / k / v / o and a dense fp32 pool are passed to the
+// kernel as they are. A pool the kernels cannot take directly (bf16, or rows
+// padded apart) is staged: the rows the call's tables name are gathered into
+// a dense fp32 pool, the tables renumbered, and the rows the call writes
+// scattered back after the run; no other row is touched.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+#include "DeviceCall.h"
+#include "TensorImport.h"
+
+#include "gdn/Driver/AutoSchedule.h"
+#include "gdn/Driver/Launch.h"
+#include "gdn/Driver/Problem.h"
+
+#ifdef GDN_WITH_MLIR
+#include "gdn/Compiler/KernelCompiler.h"
+#endif
+
+#include <map>
+#include <set>
+
+using namespace gdn;
+using namespace gdn::capi;
+using namespace gdn::run;
+
+namespace {
+
+// Tensors the kernels read or write in place, as the caller laid them out.
+bool isBorrowed(const std::string &name) {
+  return name == "q" || name == "k" || name == "v" || name == "state_pool" ||
+         name == "o";
+}
+
+Status notContiguous(const TensorView &v) {
+  return Status::error("tensor '" + v.name + "' " + v.describe() +
+                       " has strides " + shapeToString(v.strides) +
+                       "; expected a contiguous (row-major) tensor");
+}
+
+/// The pool staged for the kernel: rows of the caller's pool by their new
+/// (dense) number.
+struct StagedPool {
+  std::vector<int64_t> rows;            // new number -> caller's row
+  std::map<int64_t, int64_t> renumber;  // caller's row -> new number
+};
+
+const char *tableOf(Interface interface) {
+  return interface == Interface::Pool ? "cache_indices" : "page_indices";
+}
+
+/// Gathers the rows the call's table names into a dense fp32 pool in
+/// `problem` and renumbers the table.
+void stagePool(Problem &problem, const TensorView &pool, StagedPool &staged) {
+  HostTensor &table = problem.tensors[tableOf(problem.interface)];
+  std::vector<int64_t> ids = table.toIndices();
+  for (int64_t id : ids)
+    if (staged.renumber.emplace(id, int64_t(staged.rows.size())).second)
+      staged.rows.push_back(id);
+  for (int64_t &id : ids)
+    id = staged.renumber[id];
+  table = HostTensor::fromIndices(DType::I64, table.shape, ids);
+  std::vector<int64_t> shape = pool.shape;
+  shape[0] = int64_t(staged.rows.size());
+  HostTensor dense = HostTensor::zeros(DType::F32, shape);
+  const int64_t rowElements = pool.numel() / std::max<int64_t>(pool.shape[0], 1);
+  float *out = reinterpret_cast<float *>(dense.data.data());
+  for (size_t r = 0; r < staged.rows.size(); ++r)
+    readPoolRow(pool, staged.rows[r], out + r * rowElements);
+  problem.tensors["state_pool"] = std::move(dense);
+}
+
+/// `failure` says what a failure was: a refusal of the arguments
+/// (GDN_ERROR_VALUE / TYPE, before anything is written) or a kernel that
+/// could not be compiled or run (GDN_ERROR_RUNTIME).
+Status runCall(gdn_context &context, Interface interface,
+               const std::map<std::string, TensorView> &views,
+               const gdn_call_flags &flags, void *stream,
+               bool &runtimeFailure) {
+  runtimeFailure = false;
+  for (const auto &[name, view] : views)
+    if (!view.onHost)
+      return runOnDevice(context, interface == Interface::Pool
+                                      ? GDN_INTERFACE_POOL
+                                      : GDN_INTERFACE_PAGED,
+                         views, flags, stream, runtimeFailure);
+  auto outIt = views.find("o");
+  if (outIt == views.end())
+    return Status::error("missing tensor 'o' (the output [T, HV, V])");
+  const TensorView &out = outIt->second;
+
+  Problem problem;
+  problem.interface = interface;
+  problem.flags = callFlags(flags);
+
+  const TensorView *pool = nullptr;
+  for (const auto &[name, view] : views) {
+    if (name == "o")
+      continue;
+    if (name == "state_pool") {
+      pool = &view;
+      if (view.dtype != DType::F32 && view.dtype != DType::BF16)
+        return Status::typeError("tensor 'state_pool' is " + view.describe() +
+                                 "; expected dtype F32 or BF16");
+      if (!view.compactRows())
+        return Status::error(
+            "tensor 'state_pool' " + view.describe() + " has strides " +
+            shapeToString(view.strides) +
+            "; expected dense [HV, V, K] rows (only the row stride may be "
+            "padded)");
+      // Validated as the fp32 pool the kernels see.
+      HostTensor h = shapeOnly(view);
+      h.dtype = DType::F32;
+      problem.tensors[name] = std::move(h);
+      continue;
+    }
+    if (isBorrowed(name)) {
+      if (!view.compact())
+        return notContiguous(view);
+      problem.tensors[name] = shapeOnly(view);
+      continue;
+    }
+    problem.tensors[name] = copyToHost(view);
+  }
+  if (Status s = validateProblem(problem); !s.ok())
+    return s;
+  if (Status s = checkOutput(out, problem.tensors.at("v")); !s.ok())
+    return s;
+  if (!out.compact())
+    return notContiguous(out);
+  if (flags.checked)
+    if (Status s = checkGateValues(problem); !s.ok())
+      return s;
+
+  // The rows the call writes, in the caller's numbering.
+  WriteSet writes;
+  if (Status s = expectedWrites(problem, writes); !s.ok())
+    return s;
+  const bool staged = pool->dtype != DType::F32 || !pool->compact();
+  StagedPool stagedPool;
+  if (staged)
+    stagePool(problem, *pool, stagedPool);
+
+  std::string schedule = context.schedule;
+  if (schedule == kAutoSchedule)
+    schedule = chooseSchedule(workloadOf(problem), kNominalSMs).pick->schedule;
+  PreparedCall call;
+  HostTensor unusedOutput;
+  if (Status s = prepareCall(problem, unusedOutput, call); !s.ok())
+    return s;
+  // The kernels read and write the caller's memory.
+  for (KernelArg &arg : call.args) {
+    if (arg.kind != KernelArg::Kind::Buffer || !isBorrowed(arg.name))
+      continue;
+    if (arg.name == "state_pool" && staged)
+      continue;
+    arg.data = views.at(arg.name).data;
+  }
+
+  runtimeFailure = true;
+  CPUKernel *kernel = nullptr;
+  if (Status s = context.cpuKernel(schedule, call.shape, kernel); !s.ok())
+    return s;
+#ifdef GDN_WITH_MLIR
+  if (Status s = runEntryOnCpu(*kernel, call.entry, call.args, call.grid,
+                               call.chunkSlots, context.threads);
+      !s.ok())
+    return s;
+#endif
+
+  if (staged) {
+    const HostTensor &dense = problem.tensors.at("state_pool");
+    const int64_t rowElements = dense.numel() / std::max<int64_t>(
+                                                    dense.shape[0], 1);
+    const float *rows = reinterpret_cast<const float *>(dense.data.data());
+    for (int64_t row : writes.written)
+      writePoolRow(*pool, row,
+                   rows + stagedPool.renumber.at(row) * rowElements);
+  }
+  return Status::success();
+}
+
+} // namespace
+
+extern "C" gdn_status gdn_call(gdn_context *context, int32_t interface,
+                               int32_t count, const char *const *names,
+                               const DLTensor *const *tensors,
+                               const gdn_call_flags *flags, void *stream) {
+  if (!context)
+    return fail(Status::error("gdn_call: context is NULL"));
+  if (interface != GDN_INTERFACE_POOL && interface != GDN_INTERFACE_PAGED)
+    return fail(Status::error("gdn_call: interface " +
+                              std::to_string(interface) +
+                              " is neither GDN_INTERFACE_POOL (0) nor "
+                              "GDN_INTERFACE_PAGED (1)"));
+  if (count < 0 || (count > 0 && (!names || !tensors)))
+    return fail(Status::error("gdn_call: no tensors given"));
+  gdn_call_flags defaults;
+  gdn_call_flags_init(&defaults);
+  std::map<std::string, TensorView> views;
+  for (int32_t i = 0; i < count; ++i) {
+    if (!names[i] || !tensors[i])
+      return fail(Status::error("gdn_call: tensor " + std::to_string(i) +
+                                " has no name or no DLTensor"));
+    std::string name = names[i];
+    if (views.count(name))
+      return fail(Status::error("tensor '" + name + "' is given twice"));
+    TensorView view;
+    if (Status s = viewTensor(name, *tensors[i], view); !s.ok())
+      return refuse(s);
+    views.emplace(name, std::move(view));
+  }
+  std::lock_guard<std::mutex> lock(context->mutex);
+  bool runtimeFailure = false;
+  Status s = runCall(*context,
+                     interface == GDN_INTERFACE_POOL ? Interface::Pool
+                                                     : Interface::Paged,
+                     views, flags ? *flags : defaults, stream, runtimeFailure);
+  if (s.ok())
+    return succeed();
+  return runtimeFailure ? fail(s, GDN_ERROR_RUNTIME) : refuse(s);
+}

@@ -1,0 +1,244 @@
+//===- DeviceCall.cpp - gdn_call on device tensors ------------------------===//
+//
+// The call is validated from shapes and dtypes alone (the index tensors
+// stay on the device; checked mode copies them over and validates them as
+// a host call would), then its kernels are launched on the caller's
+// stream with the caller's device addresses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceCall.h"
+#include "KernelCache.h"
+
+#include "gdn/Driver/AutoSchedule.h"
+#include "gdn/Driver/Launch.h"
+#include "gdn/Driver/Problem.h"
+
+#ifdef GDN_HAVE_CUDA_RUNNER
+#include "gdn/Runtime/CudaRunner.h"
+#endif
+
+using namespace gdn;
+using namespace gdn::capi;
+using namespace gdn::run;
+
+DeviceKernel::~DeviceKernel() = default;
+
+#ifdef GDN_HAVE_CUDA_RUNNER
+
+namespace {
+
+bool isGate(const std::string &name) {
+  return name == "a" || name == "b" || name == "g" || name == "beta" ||
+         name == "A_log" || name == "dt_bias";
+}
+bool isIndex(const std::string &name) {
+  return name == "cu_seqlens" || name == "cache_indices" ||
+         name == "page_indices" || name == "page_indptr" ||
+         name == "last_page_len";
+}
+
+/// The artifact in `dir`, loaded on `device` once per context.
+Status loadArtifact(gdn_context &context, const std::string &dir, int device,
+                    const KernelShape &shape, DeviceKernel *&kernel) {
+  const std::string key = std::to_string(device) + ":" + dir;
+  auto it = context.deviceKernels.find(key);
+  if (it == context.deviceKernels.end()) {
+    auto k = std::make_unique<DeviceKernel>();
+    if (Status s = readArtifact(dir, k->artifact); !s.ok())
+      return s;
+    const KernelShape &a = k->artifact.shape;
+    if (a.K != shape.K || a.V != shape.V || a.io != shape.io)
+      return Status::error("artifact '" + dir + "' was compiled for K=" +
+                           std::to_string(a.K) + " V=" + std::to_string(a.V) +
+                           " " + dtypeName(a.io) + ", the call needs " +
+                           Artifact::subdirFor(shape));
+    if (Status s = CudaRunner::open(k->runner, device); !s.ok())
+      return s;
+    if (Status s = k->runner->load(k->artifact); !s.ok())
+      return s;
+    it = context.deviceKernels.emplace(key, std::move(k)).first;
+  }
+  kernel = it->second.get();
+  return Status::success();
+}
+
+Status multiprocessors(gdn_context &context, int device, int64_t &sms) {
+  auto it = context.deviceSMs.find(device);
+  if (it == context.deviceSMs.end()) {
+    std::unique_ptr<CudaRunner> runner;
+    if (Status s = CudaRunner::open(runner, device); !s.ok())
+      return s;
+    it = context.deviceSMs.emplace(device, runner->multiprocessors()).first;
+  }
+  sms = it->second;
+  return Status::success();
+}
+
+/// The kernels for the call: the context's artifact for its shape, or the
+/// member of an auto set the rule picks for it.
+Status deviceKernel(gdn_context &context, const Problem &problem, int device,
+                    DeviceKernel *&kernel) {
+  const KernelShape shape = shapeOf(problem);
+  if (context.artifactsDir.empty()) {
+    // Compiled on first use into the kernel cache (builds with MLIR).
+    std::string schedule = context.schedule;
+    if (schedule == kAutoSchedule) {
+      int64_t sms = 0;
+      if (Status s = multiprocessors(context, device, sms); !s.ok())
+        return s;
+      schedule = chooseSchedule(workloadOf(problem), sms).pick->schedule;
+    }
+    std::string dir;
+    if (Status s = cachedArtifact(context, shape, schedule, dir); !s.ok())
+      return s;
+    return loadArtifact(context, dir, device, shape, kernel);
+  }
+  std::string dir;
+  bool autoSet = false;
+  locateArtifact(context.artifactsDir, shape, dir, autoSet);
+  if (autoSet) {
+    int64_t sms = 0;
+    if (Status s = multiprocessors(context, device, sms); !s.ok())
+      return s;
+    ScheduleChoice choice = chooseSchedule(workloadOf(problem), sms);
+    std::string member;
+    if (Status s = pickFromAutoSet(dir, choice.pick->name,
+                                   choice.pick->schedule, member);
+        !s.ok())
+      return s;
+    dir = member;
+  }
+  return loadArtifact(context, dir, device, shape, kernel);
+}
+
+} // namespace
+
+Status capi::runOnDevice(gdn_context &context, int interface,
+                         const std::map<std::string, TensorView> &views,
+                         const gdn_call_flags &flags, void *stream,
+                         bool &runtimeFailure) {
+  runtimeFailure = false;
+  int device = -1;
+  for (const auto &[name, view] : views) {
+    if (view.onHost)
+      return Status::typeError(
+          "tensor '" + name + "' " + view.describe() +
+          " is on the host but others are on a CUDA device; a call's "
+          "tensors must all be on one device");
+    if (device >= 0 && view.deviceId != device)
+      return Status::error("tensor '" + name + "' is on CUDA device " +
+                           std::to_string(view.deviceId) +
+                           ", others on device " + std::to_string(device));
+    device = view.deviceId;
+    if (!view.compact())
+      return Status::error("tensor '" + name + "' " + view.describe() +
+                           " has strides " + shapeToString(view.strides) +
+                           "; device tensors must be contiguous (row-major)");
+    if (isGate(name) && view.dtype != DType::F32)
+      return Status::typeError(
+          "tensor '" + name + "' is " + view.describe() +
+          "; on the GPU gates are read as F32 (float32): convert it once "
+          "before the call (host calls convert it themselves)");
+    if (isIndex(name) && view.dtype != DType::I64)
+      return Status::typeError(
+          "tensor '" + name + "' is " + view.describe() +
+          "; on the GPU index tensors are read as I64 (int64): convert it "
+          "once before the call (host calls convert it themselves)");
+    if (name == "state_pool" && view.dtype != DType::F32)
+      return Status::typeError(
+          "tensor 'state_pool' is " + view.describe() +
+          "; on the GPU this version takes a dense F32 pool (bf16 and "
+          "padded pools work for host tensors)");
+  }
+  auto outIt = views.find("o");
+  if (outIt == views.end())
+    return Status::error("missing tensor 'o' (the output [T, HV, V])");
+  const TensorView &out = outIt->second;
+
+  Problem problem;
+  problem.interface = interface == GDN_INTERFACE_POOL ? Interface::Pool
+                                                      : Interface::Paged;
+  problem.flags = callFlags(flags);
+  problem.shapesOnly = !flags.checked;
+
+  // The runner of the device, for checked mode's copies.
+  std::unique_ptr<CudaRunner> copier;
+  for (const auto &[name, view] : views) {
+    if (name == "o")
+      continue;
+    HostTensor h = shapeOnly(view);
+    if (flags.checked && (isGate(name) || isIndex(name))) {
+      if (!copier)
+        if (Status s = CudaRunner::open(copier, device); !s.ok()) {
+          runtimeFailure = true;
+          return s;
+        }
+      h.data.resize(static_cast<size_t>(view.numel()) * elementSize(view.dtype));
+      if (Status s = copier->copyToHost(h.data.data(), view.data, h.data.size());
+          !s.ok()) {
+        runtimeFailure = true;
+        return s;
+      }
+    }
+    problem.tensors[name] = std::move(h);
+  }
+  if (Status s = validateProblem(problem); !s.ok())
+    return s;
+  if (Status s = checkOutput(out, problem.tensors.at("v")); !s.ok())
+    return s;
+  if (flags.checked)
+    if (Status s = checkGateValues(problem); !s.ok())
+      return s;
+
+  runtimeFailure = true;
+  DeviceKernel *kernel = nullptr;
+  if (Status s = deviceKernel(context, problem, device, kernel); !s.ok())
+    return s;
+  PreparedCall call;
+  HostTensor unusedOutput;
+  if (Status s = prepareCall(problem, unusedOutput, call); !s.ok())
+    return s;
+  // Caller's device addresses; inputs the call does not use (a paged call's
+  // A_log / dt_bias without the gate in the kernel) read device zeros.
+  for (KernelArg &arg : call.args) {
+    if (arg.kind != KernelArg::Kind::Buffer)
+      continue;
+    auto it = views.find(arg.name);
+    if (it != views.end()) {
+      arg.data = it->second.data;
+      continue;
+    }
+    const void *zeros = nullptr;
+    if (Status s = kernel->runner->zeros(
+            static_cast<size_t>(arg.elements()) * elementSize(arg.dtype),
+            zeros);
+        !s.ok())
+      return s;
+    arg.data = const_cast<void *>(zeros);
+  }
+  const LaunchPlan plan = kernel->artifact.planFor(call.entry);
+  Grid programs = call.grid;
+  programs.x *= kernel->artifact.shape.programsPerHead();
+  std::vector<PlannedLaunch> launches;
+  std::vector<KernelArg> workspaces;
+  if (Status s = planCall(plan, programs, call.chunkSlots, launches,
+                          workspaces);
+      !s.ok())
+    return s;
+  call.args.insert(call.args.end(), workspaces.begin(), workspaces.end());
+  return kernel->runner->launchOnDevice(launches, std::move(call.args), stream);
+}
+
+#else // no cuda.h at build time
+
+Status capi::runOnDevice(gdn_context &, int,
+                         const std::map<std::string, TensorView> &views,
+                         const gdn_call_flags &, void *, bool &runtimeFailure) {
+  runtimeFailure = false;
+  return Status::typeError("tensor '" + views.begin()->first +
+                           "' is on a CUDA device, but this gdn library was "
+                           "built without the CUDA runner (no cuda.h)");
+}
+
+#endif

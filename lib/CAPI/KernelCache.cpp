@@ -1,0 +1,145 @@
+//===- KernelCache.cpp - GPU artifacts compiled on first use --------------===//
+
+#include "KernelCache.h"
+
+#include "gdn/Runtime/Artifact.h"
+
+#ifdef GDN_WITH_MLIR
+#include "gdn/Compiler/KernelCompiler.h"
+#endif
+
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace gdn;
+using namespace gdn::capi;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The code generator the library compiles with: the register-tile back
+// end with bf16 operands and two warpgroups, the fastest that passes the
+// GPU matrix (bench/RESULTS.md).
+constexpr const char *kGpuBackend = "tiles";
+constexpr const char *kMma = "bf16";
+constexpr int64_t kWarpgroups = 2;
+
+/// FNV-1a, 64 bits: a stable hash (std::hash is not across builds).
+struct Fnv {
+  uint64_t h = 1469598103934665603ull;
+  Fnv &add(const std::string &s) {
+    for (unsigned char c : s) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+    h ^= 0xff; // separator
+    h *= 1099511628211ull;
+    return *this;
+  }
+  std::string hex() const {
+    char buf[17];
+    std::snprintf(buf, sizeof(buf), "%016llx",
+                  static_cast<unsigned long long>(h));
+    return buf;
+  }
+};
+
+/// This build of the library: its path, size and modification time. The
+/// compiler is linked into it, so a rebuilt compiler is a new key.
+std::string libraryIdentity() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&libraryIdentity), &info) ||
+      !info.dli_fname)
+    return "unknown";
+  struct stat st;
+  if (::stat(info.dli_fname, &st) != 0)
+    return info.dli_fname;
+  return std::string(info.dli_fname) + ":" + std::to_string(st.st_size) + ":" +
+         std::to_string(static_cast<long long>(st.st_mtime));
+}
+
+} // namespace
+
+std::string capi::cacheRoot(const gdn_context &context) {
+  if (!context.cacheDir.empty())
+    return context.cacheDir;
+  if (const char *env = std::getenv("GDN_CACHE_DIR"); env && *env)
+    return env;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/gdn";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/gdn";
+  return "/tmp/gdn-cache";
+}
+
+Status capi::cachedArtifact(const gdn_context &context,
+                            const KernelShape &shape,
+                            const std::string &schedule, std::string &dir) {
+#ifdef GDN_WITH_MLIR
+  std::ifstream in(context.kernelPath, std::ios::binary);
+  if (!in)
+    return Status::error("cannot read kernel file '" + context.kernelPath +
+                         "'");
+  std::stringstream source;
+  source << in.rdbuf();
+  Fnv key;
+  key.add(source.str())
+      .add(schedule)
+      .add(std::to_string(shape.K))
+      .add(std::to_string(shape.V))
+      .add(dtypeName(shape.io))
+      .add(kGpuBackend)
+      .add(kMma)
+      .add(std::to_string(kWarpgroups))
+      .add("sm_90a")
+      .add(libraryIdentity());
+  dir = cacheRoot(context) + "/" + key.hex();
+  if (fs::exists(dir + "/manifest.json"))
+    return Status::success();
+
+  CompileOptions options;
+  options.kernelPath = context.kernelPath;
+  options.schedule = schedule;
+  options.shape = shape;
+  options.gpuBackend = kGpuBackend;
+  options.mma = kMma;
+  options.warpgroups = kWarpgroups;
+  Artifact artifact;
+  if (Status s = compileForGPU(options, artifact); !s.ok())
+    return s;
+  // Written aside and renamed into place, so that a reader never sees half
+  // an artifact and two processes compiling the same key both succeed.
+  std::error_code ec;
+  fs::create_directories(cacheRoot(context), ec);
+  std::string tmp = dir + ".tmp." + std::to_string(::getpid());
+  if (Status s = writeArtifact(tmp, artifact); !s.ok())
+    return Status::error("kernel cache '" + cacheRoot(context) +
+                         "': " + s.message);
+  fs::rename(tmp, dir, ec);
+  if (ec) {
+    fs::remove_all(tmp, ec);
+    if (!fs::exists(dir + "/manifest.json"))
+      return Status::error("kernel cache: cannot move the artifact into '" +
+                           dir + "'");
+  }
+  return Status::success();
+#else
+  (void)context;
+  (void)shape;
+  (void)schedule;
+  dir.clear();
+  return Status::error(
+      "device tensors need kernels compiled ahead of time: this gdn library "
+      "was built without LLVM / MLIR and cannot compile them; give the "
+      "context an artifacts directory (artifacts_dir; the Python package "
+      "reads GDN_ARTIFACTS), built with `gdn-run --emit artifact` or `make "
+      "artifacts`");
+#endif
+}

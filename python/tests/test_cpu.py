@@ -1,0 +1,183 @@
+"""The Python entry on host (numpy) tensors, against the float64 reference.
+
+Every test draws fresh random inputs (the seed is in each failure message),
+poisons what the kernels must write, and checks that every output element
+and every state row or page the call must write was written, and that
+nothing else in the pool changed (byte for byte).
+"""
+
+import numpy as np
+import pytest
+
+import gdn
+import problems
+import reference as R
+
+TOL = 5e-3  # SPEC.md's accuracy bar (relative L2)
+
+
+@pytest.fixture(scope="module")
+def fused():
+    return gdn.compile(schedule="fused")
+
+
+def run_pool(kernel, call):
+    args = {k: v for k, v in call.items()}
+    return kernel.gdn_extend_chunkwise(**args)
+
+
+def check_pool(call, before, o, seed):
+    ref_o, ref_pool = R.pool_reference(
+        call["q"], call["k"], call["v"], call["a"], call["b"], call["A_log"],
+        call["dt_bias"], before, call["cache_indices"], call["cu_seqlens"])
+    assert np.isfinite(o.astype(np.float64)).all(), "seed %d: o not all written" % seed
+    assert R.rel_l2(o, ref_o) <= TOL, "seed %d: o error %g" % (seed, R.rel_l2(o, ref_o))
+    pool = call["state_pool"]
+    cu = call["cu_seqlens"]
+    written = {int(r) for s, r in enumerate(call["cache_indices"]) if cu[s + 1] > cu[s]}
+    for row in range(pool.shape[0]):
+        if row in written:
+            err = R.rel_l2(pool[row], ref_pool[row])
+            assert err <= TOL, "seed %d: pool row %d error %g" % (seed, row, err)
+        else:
+            assert pool[row].tobytes() == before[row].tobytes(), \
+                "seed %d: pool row %d changed but is not the call's" % (seed, row)
+
+
+@pytest.mark.parametrize("index_dtype", [np.int64, np.int32])
+def test_pool_interface_matches_reference(fused, index_dtype):
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [100, 0, 37, 64], index_dtype=index_dtype)
+    before = call["state_pool"].copy()
+    o = run_pool(fused, call)
+    assert o.shape == call["v"].shape and o.dtype == call["v"].dtype
+    check_pool(call, before, o, seed)
+
+
+def test_module_function_is_seed_000(fused):
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [70])
+    before = call["state_pool"].copy()
+    o = gdn.gdn_extend_chunkwise(**call, chunk_size=64)
+    check_pool(call, before, o, seed)
+
+
+def paged_check(call, before, o, seed, gate_domain="log", l2norm=True,
+                beta_is_logit=True, scale=None, pool_f64=None):
+    ref_o, ref_pool, written = R.paged_reference(
+        call["q"], call["k"], call["v"], call["g"], call["beta"], scale,
+        call["cu_seqlens"], before if pool_f64 is None else pool_f64,
+        call["page_indices"], call["page_indptr"], call["page_size"],
+        call["last_page_len"], l2norm, gate_domain, beta_is_logit)
+    assert np.isfinite(o.astype(np.float64)).all(), "seed %d: o not all written" % seed
+    assert R.rel_l2(o, ref_o) <= TOL, "seed %d: o error %g" % (seed, R.rel_l2(o, ref_o))
+    return ref_pool, written
+
+
+def paged_kwargs(call, **extra):
+    kw = {k: v for k, v in call.items() if k not in ("q", "k", "v", "g", "beta")}
+    kw.update(extra)
+    return kw
+
+
+@pytest.mark.parametrize("gate_domain", ["log", "linear"])
+def test_paged_interface_matches_reference(fused, gate_domain):
+    rng, seed = problems.seeded()
+    # A mid-page prefix, a page-aligned prefix, no prefix, a zero-length
+    # sequence with a prefix.
+    call = problems.paged_call(rng, [150, 64, 90, 0], [30, 128, 0, 40],
+                               page_size=64, gate_domain=gate_domain)
+    before = call["state_pool"].copy()
+    output = np.full(call["v"].shape, np.nan, call["v"].dtype)
+    o = fused.chunk_gated_delta_rule_paged(
+        call["q"], call["k"], call["v"], call["g"], call["beta"],
+        **paged_kwargs(call, use_qk_l2norm_in_kernel=True, output=output,
+                       gate_domain=gate_domain, beta_is_logit=True))
+    assert o is output, "output= must be written and returned"
+    ref_pool, written = paged_check(call, before, o, seed, gate_domain)
+    pool = call["state_pool"]
+    for page in range(pool.shape[0]):
+        if page in written:
+            err = R.rel_l2(pool[page], ref_pool[page])
+            assert err <= TOL, "seed %d: page %d error %g" % (seed, page, err)
+        else:
+            assert pool[page].tobytes() == before[page].tobytes(), \
+                "seed %d: page %d changed but the call must not write it" % (seed, page)
+
+
+def test_module_function_is_seed_004_with_slots():
+    rng, seed = problems.seeded()
+    call = problems.paged_call(rng, [100], [10], page_size=128)
+    # Without l2norm and logits, keep the recurrence contracting.
+    for name in ("q", "k"):
+        call[name] = (call[name] / 8).astype(call[name].dtype)
+    call["beta"] = rng.uniform(0, 1, call["beta"].shape).astype(np.float32)
+    before = call["state_pool"].copy()
+    slots = gdn.gdn_paged_prefill_slots(call["cu_seqlens"], call["page_indices"])
+    o = gdn.chunk_gated_delta_rule_paged(
+        call["q"], call["k"], call["v"], call["g"], call["beta"], 0.2,
+        **paged_kwargs(call, gate_domain="log", slots=slots))
+    paged_check(call, before, o, seed, l2norm=False, beta_is_logit=False,
+                scale=0.2)
+
+
+def test_pool_rows_padded_apart(fused):
+    """Seed 004: 'the row stride may be padded'."""
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [80, 50])
+    dense = call["state_pool"]
+    P, row = dense.shape[0], dense[0].size
+    storage = np.full((P, row + 40), 7.0, np.float32)
+    storage[:, :row] = dense.reshape(P, row)
+    padded = storage[:, :row].reshape(dense.shape)
+    assert np.shares_memory(padded, storage) and not padded.flags.c_contiguous
+    call["state_pool"] = padded
+    before = padded.copy()
+    o = run_pool(fused, call)
+    check_pool(call, before, o, seed)
+    assert (storage[:, row:] == 7.0).all(), "seed %d: the padding was written" % seed
+
+
+def to_bf16_bits(x):
+    bits = np.asarray(x, np.float32).view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def test_bf16_state_pool(fused):
+    """Seed 004: the pool's dtype is the state dtype; bf16 pools round the
+    states they write once, to nearest even."""
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [90, 40])
+    bits = to_bf16_bits(call["state_pool"])
+    before = bits.copy()
+    call["state_pool"] = gdn.bfloat16_view(bits)
+    o = run_pool(fused, call)
+    view_before = gdn.bfloat16_view(before)
+    ref_o, ref_pool = R.pool_reference(
+        call["q"], call["k"], call["v"], call["a"], call["b"], call["A_log"],
+        call["dt_bias"], view_before, call["cache_indices"], call["cu_seqlens"])
+    assert R.rel_l2(o, ref_o) <= TOL, "seed %d" % seed
+    now = R._f64(gdn.bfloat16_view(bits))
+    for row in range(bits.shape[0]):
+        if row in {int(r) for r in call["cache_indices"]}:
+            err = R.rel_l2(now[row], ref_pool[row])
+            assert err <= TOL, "seed %d: row %d error %g" % (seed, row, err)
+        else:
+            assert (bits[row] == before[row]).all(), "seed %d: row %d changed" % (seed, row)
+
+
+@pytest.mark.parametrize("schedule", ["staged", "split-seq", "auto"])
+def test_schedules(schedule):
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [200, 30])
+    before = call["state_pool"].copy()
+    o = run_pool(gdn.compile(schedule=schedule), call)
+    check_pool(call, before, o, seed)
+
+
+def test_v_split_schedule():
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [100], K=128, V=128)
+    before = call["state_pool"].copy()
+    o = run_pool(gdn.compile(schedule="fused v-block=64"), call)
+    check_pool(call, before, o, seed)

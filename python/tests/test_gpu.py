@@ -1,0 +1,187 @@
+"""The Python entry on CUDA tensors (torch), against the float64 reference.
+
+Needs torch with a GPU and kernels compiled ahead of time (GDN_ARTIFACTS:
+an auto set or a root of artifacts per shape, e.g. `gdn-run --emit
+artifact --schedule auto ...`). Skipped where either is missing (CI has no
+GPU); run on the GPU host with `python3 -m pytest python/tests/test_gpu.py`
+or `python3 python/tests/test_gpu.py`.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available() or not os.environ.get("GDN_ARTIFACTS"):
+    pytest.skip("needs a CUDA device and GDN_ARTIFACTS", allow_module_level=True)
+
+import gdn  # noqa: E402
+import problems  # noqa: E402
+import reference as R  # noqa: E402
+
+TOL = 5e-3
+K = V = 128
+
+
+def to_device(call, dtype=torch.bfloat16):
+    """A problems.* call on the GPU: q / k / v in `dtype`, the rest as is."""
+    out = {}
+    for name, x in call.items():
+        if not isinstance(x, np.ndarray):
+            out[name] = x
+        elif name in ("q", "k", "v"):
+            out[name] = torch.from_numpy(x.astype(np.float32)).to("cuda", dtype)
+        else:
+            out[name] = torch.from_numpy(x).to("cuda")
+    return out
+
+
+def host(x):
+    return x.float().cpu().numpy() if x.dtype == torch.bfloat16 else x.cpu().numpy()
+
+
+def kernel_for(member):
+    """The default kernel (GDN_ARTIFACTS), or one member of its auto set."""
+    if member is None:
+        return gdn.default_kernel()
+    path = os.path.join(os.environ["GDN_ARTIFACTS"], "k%d_v%d_bf16" % (K, V), member)
+    if not os.path.isdir(path):
+        pytest.skip("no artifact " + path)
+    return gdn.compile(artifacts=path)
+
+
+@pytest.mark.parametrize("member", [None, "fused", "fused-v-block-64", "split-seq"])
+def test_pool_interface(member):
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [300, 0, 130, 64], H=2, HV=4, K=K, V=V)
+    d = to_device(call)
+    before = d["state_pool"].clone()
+    o = kernel_for(member).gdn_extend_chunkwise(**d)
+    torch.cuda.synchronize()
+    ref_o, ref_pool = R.pool_reference(
+        host(d["q"]), host(d["k"]), host(d["v"]), call["a"], call["b"],
+        call["A_log"], call["dt_bias"], host(before), call["cache_indices"],
+        call["cu_seqlens"])
+    assert torch.isfinite(o.float()).all(), "seed %d" % seed
+    assert R.rel_l2(host(o), ref_o) <= TOL, "seed %d: o %g" % (seed, R.rel_l2(host(o), ref_o))
+    pool, cu = host(d["state_pool"]), call["cu_seqlens"]
+    written = {int(r) for s, r in enumerate(call["cache_indices"]) if cu[s + 1] > cu[s]}
+    for row in range(pool.shape[0]):
+        if row in written:
+            assert R.rel_l2(pool[row], ref_pool[row]) <= TOL, "seed %d row %d" % (seed, row)
+        else:
+            assert (pool[row] == host(before)[row]).all(), "seed %d: row %d changed" % (seed, row)
+
+
+@pytest.mark.parametrize("index_dtype", [torch.int64, torch.int32])
+def test_paged_interface(index_dtype):
+    rng, seed = problems.seeded()
+    call = problems.paged_call(rng, [200, 64, 90, 0], [30, 128, 0, 40],
+                               page_size=64, H=2, HV=4, K=K, V=V)
+    d = to_device(call)
+    for name in ("page_indices", "page_indptr", "last_page_len", "cu_seqlens"):
+        d[name] = d[name].to(index_dtype)
+    before = d["state_pool"].clone()
+    output = torch.full(d["v"].shape, float("nan"), device="cuda", dtype=d["v"].dtype)
+    o = gdn.chunk_gated_delta_rule_paged(
+        d["q"], d["k"], d["v"], d["g"], d["beta"], cu_seqlens=d["cu_seqlens"],
+        state_pool=d["state_pool"], page_indices=d["page_indices"],
+        page_indptr=d["page_indptr"], page_size=64,
+        last_page_len=d["last_page_len"], use_qk_l2norm_in_kernel=True,
+        output=output, gate_domain="log", beta_is_logit=True)
+    torch.cuda.synchronize()
+    assert o is output
+    ref_o, ref_pool, written = R.paged_reference(
+        host(d["q"]), host(d["k"]), host(d["v"]), call["g"], call["beta"], None,
+        call["cu_seqlens"], host(before), call["page_indices"],
+        call["page_indptr"], 64, call["last_page_len"], True, "log", True)
+    assert torch.isfinite(o.float()).all(), "seed %d: o not all written" % seed
+    assert R.rel_l2(host(o), ref_o) <= TOL, "seed %d" % seed
+    pool = host(d["state_pool"])
+    for page in range(pool.shape[0]):
+        if page in written:
+            assert R.rel_l2(pool[page], ref_pool[page]) <= TOL, "seed %d page %d" % (seed, page)
+        else:
+            assert (pool[page] == host(before)[page]).all(), "seed %d: page %d changed" % (seed, page)
+
+
+@pytest.mark.parametrize("layout", ["bf16", "padded"])
+def test_staged_pools_on_the_device(layout):
+    """bf16 pools and pools with padded rows (seed 004) on the GPU."""
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [150, 0, 70], H=2, HV=4, K=K, V=V)
+    d = to_device(call)
+    dense = d["state_pool"]
+    if layout == "bf16":
+        pool = dense.to(torch.bfloat16)
+        storage = pool
+    else:
+        P, row = dense.shape[0], dense[0].numel()
+        storage = torch.full((P, row + 32), 7.0, device="cuda")
+        storage[:, :row] = dense.reshape(P, row)
+        pool = storage[:, :row].view(dense.shape)
+        assert not pool.is_contiguous()
+    before = pool.clone()
+    d["state_pool"] = pool
+    o = gdn.gdn_extend_chunkwise(**d)
+    torch.cuda.synchronize()
+    ref_o, ref_pool = R.pool_reference(
+        host(d["q"]), host(d["k"]), host(d["v"]), call["a"], call["b"],
+        call["A_log"], call["dt_bias"], host(before), call["cache_indices"],
+        call["cu_seqlens"])
+    assert R.rel_l2(host(o), ref_o) <= TOL, "seed %d" % seed
+    now, cu = host(pool), call["cu_seqlens"]
+    written = {int(r) for s, r in enumerate(call["cache_indices"]) if cu[s + 1] > cu[s]}
+    for row in range(now.shape[0]):
+        if row in written:
+            assert R.rel_l2(now[row], ref_pool[row]) <= TOL, "seed %d row %d" % (seed, row)
+        else:
+            assert torch.equal(pool[row], before[row]), "seed %d: row %d changed" % (seed, row)
+    if layout == "padded":
+        assert (storage[:, -32:] == 7.0).all(), "seed %d: padding written" % seed
+
+
+def test_checked_mode_refuses_on_the_device():
+    rng, _ = problems.seeded()
+    call = problems.paged_call(rng, [100], [0], gate_domain="linear",
+                               H=2, HV=4, K=K, V=V)
+    call["g"][3, 1] = -0.5
+    d = to_device(call)
+    before = d["state_pool"].clone()
+    with pytest.raises(ValueError, match=r"gate 'g' .* holds -0.5"):
+        gdn.compile(checked=True).chunk_gated_delta_rule_paged(
+            d["q"], d["k"], d["v"], d["g"], d["beta"], cu_seqlens=d["cu_seqlens"],
+            state_pool=d["state_pool"], page_indices=d["page_indices"],
+            page_indptr=d["page_indptr"], page_size=64,
+            last_page_len=d["last_page_len"], gate_domain="linear")
+    assert torch.equal(before, d["state_pool"])
+
+
+def test_cuda_graph_replay_matches_eager():
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [500, 200], H=2, HV=4, K=K, V=V)
+    d = to_device(call)
+    start = d["state_pool"].clone()
+    o_eager = gdn.gdn_extend_chunkwise(**d)      # sizes the workspace
+    pool_eager = d["state_pool"].clone()
+    d["state_pool"].copy_(start)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        gdn.gdn_extend_chunkwise(**d)            # warm-up on the side stream
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        o_graph = gdn.gdn_extend_chunkwise(**d)
+    d["state_pool"].copy_(start)
+    o_graph.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(o_graph, o_eager), "seed %d: replay differs from eager" % seed
+    assert torch.equal(d["state_pool"], pool_eager), "seed %d: pool differs" % seed
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(pytest.main([__file__, "-q", "-p", "no:cacheprovider"]))
