@@ -135,6 +135,9 @@ Status runCall(gdn_context &context, Interface interface,
   if (flags.checked)
     if (Status s = checkGateValues(problem); !s.ok())
       return s;
+  // No new tokens: nothing to compute, no state to write (SPEC.md).
+  if (problem.dims.T == 0)
+    return Status::success();
 
   // The rows the call writes, in the caller's numbering.
   WriteSet writes;

@@ -190,6 +190,9 @@ Status capi::runOnDevice(gdn_context &context, int interface,
   if (flags.checked)
     if (Status s = checkGateValues(problem); !s.ok())
       return s;
+  // No new tokens: nothing to compute, no state to write (SPEC.md).
+  if (problem.dims.T == 0)
+    return Status::success();
 
   runtimeFailure = true;
   DeviceKernel *kernel = nullptr;

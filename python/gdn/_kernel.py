@@ -1,6 +1,7 @@
 """Kernels compiled for a schedule, and the two seed functions on them."""
 
 import ctypes
+import operator
 import os
 import threading
 
@@ -186,8 +187,13 @@ class Kernel:
             raise TypeError("%s: slots is %s; expected what "
                             "gdn_paged_prefill_slots() returns or None"
                             % (fn, type(slots).__name__))
-        if isinstance(page_size, bool) or not isinstance(page_size, int):
-            raise TypeError("%s: page_size is %r; expected an int" % (fn, page_size))
+        try:
+            if isinstance(page_size, bool):
+                raise TypeError
+            page_size = operator.index(page_size)   # int, numpy integers
+        except TypeError:
+            raise TypeError("%s: page_size is %r; expected an int"
+                            % (fn, page_size)) from None
         out = output if output is not None else _empty_like(v, fn)
         flags = _capi.CallFlags()
         _capi.lib.gdn_call_flags_init(ctypes.byref(flags))

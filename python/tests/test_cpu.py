@@ -181,3 +181,27 @@ def test_v_split_schedule():
     before = call["state_pool"].copy()
     o = run_pool(gdn.compile(schedule="fused v-block=64"), call)
     check_pool(call, before, o, seed)
+
+
+def test_no_new_tokens(fused):
+    """Zero-length sequences (SPEC.md), down to a batch without tokens:
+    nothing is computed and the pool is untouched."""
+    rng, seed = problems.seeded()
+    for seqlens in ([0, 0], []):
+        call = problems.pool_call(rng, seqlens)
+        before = call["state_pool"].copy()
+        o = run_pool(fused, call)
+        assert o.shape == (0, 2, 64)
+        assert call["state_pool"].tobytes() == before.tobytes()
+
+
+def test_numpy_integer_page_size(fused):
+    rng, seed = problems.seeded()
+    call = problems.paged_call(rng, [70], [0], page_size=64)
+    before = call["state_pool"].copy()
+    call["page_size"] = np.int64(64)
+    o = fused.chunk_gated_delta_rule_paged(
+        call["q"], call["k"], call["v"], call["g"], call["beta"],
+        **paged_kwargs(call, gate_domain="log", use_qk_l2norm_in_kernel=True,
+                       beta_is_logit=True))
+    paged_check(call, before, o, seed)
