@@ -98,7 +98,7 @@ typedef struct {
    * one per shape (k128_v128_bf16, ...). Must name one set built for the
    * context's schedule. NULL: where the library can compile (built with
    * MLIR), kernels are compiled on first use into the kernel cache;
-   * elsewhere device tensors are refused. */
+   * elsewhere device calls fail with GDN_ERROR_RUNTIME. */
   const char *artifacts_dir;
   /* The kernel cache (NULL: $GDN_CACHE_DIR, else $XDG_CACHE_HOME/gdn, else
    * ~/.cache/gdn): one artifact per hash of the kernel file's text, the
@@ -146,6 +146,10 @@ typedef struct {
    * to the host and waits for the device (so not inside a graph capture).
    * Host calls validate index tensors always. */
   int32_t checked;
+  /* Check the call as checked mode does and return without running (a
+   * binding that stages the pool itself validates the caller's tables
+   * first). Device pools may then be bf16 or have padded rows. */
+  int32_t validate_only;
 } gdn_call_flags;
 
 GDN_C_API void gdn_call_flags_init(gdn_call_flags *flags);
@@ -158,10 +162,13 @@ GDN_C_API void gdn_call_flags_init(gdn_call_flags *flags);
  * Host tensors (kDLCPU) run on the CPU back end, synchronously. Device
  * tensors (kDLCUDA, all on one device) run the artifacts' kernels on
  * `stream` (a CUstream / cudaStream_t; NULL: the legacy default stream),
- * asynchronously, with no allocation, copy or wait once the context's
- * workspace arena has grown to the call's size (one eager call before a
- * graph capture does that). On the device, gates must be float32, index
- * tensors int64, the pool dense float32, and every tensor contiguous. */
+ * asynchronously, with no copy or wait. Workspaces come from an arena per
+ * stream; inside a graph capture, from the graph's own stream-ordered
+ * allocation. The first call of a shape loads its kernels: make it before
+ * capturing. The context must outlive graphs captured with it. The
+ * caller's current CUDA context is restored on return. On the device,
+ * gates must be float32, index tensors int64, the pool dense float32, and
+ * every tensor contiguous. A call without tokens returns at once. */
 GDN_C_API gdn_status gdn_call(gdn_context *context, int32_t interface, int32_t count,
                     const char *const *names, const DLTensor *const *tensors,
                     const gdn_call_flags *flags, void *stream);

@@ -54,15 +54,22 @@ const char *tableOf(Interface interface) {
 }
 
 /// Gathers the rows the call's table names into a dense fp32 pool in
-/// `problem` and renumbers the table.
+/// `problem` and renumbers the table. A page table may be longer than its
+/// sequences' pages (preallocated buffers): entries past page_indptr[B]
+/// are never read, so they are neither gathered nor range-checked.
 void stagePool(Problem &problem, const TensorView &pool, StagedPool &staged) {
   HostTensor &table = problem.tensors[tableOf(problem.interface)];
   std::vector<int64_t> ids = table.toIndices();
-  for (int64_t id : ids)
-    if (staged.renumber.emplace(id, int64_t(staged.rows.size())).second)
-      staged.rows.push_back(id);
-  for (int64_t &id : ids)
-    id = staged.renumber[id];
+  size_t used = ids.size();
+  if (problem.interface == Interface::Paged) {
+    std::vector<int64_t> indptr = problem.tensors.at("page_indptr").toIndices();
+    used = std::min<size_t>(used, static_cast<size_t>(indptr.back()));
+  }
+  for (size_t i = 0; i < used; ++i)
+    if (staged.renumber.emplace(ids[i], int64_t(staged.rows.size())).second)
+      staged.rows.push_back(ids[i]);
+  for (size_t i = 0; i < ids.size(); ++i)
+    ids[i] = i < used ? staged.renumber[ids[i]] : 0;
   table = HostTensor::fromIndices(DType::I64, table.shape, ids);
   std::vector<int64_t> shape = pool.shape;
   shape[0] = int64_t(staged.rows.size());
@@ -132,11 +139,11 @@ Status runCall(gdn_context &context, Interface interface,
     return s;
   if (!out.compact())
     return notContiguous(out);
-  if (flags.checked)
+  if (flags.checked || flags.validate_only)
     if (Status s = checkGateValues(problem); !s.ok())
       return s;
   // No new tokens: nothing to compute, no state to write (SPEC.md).
-  if (problem.dims.T == 0)
+  if (problem.dims.T == 0 || flags.validate_only)
     return Status::success();
 
   // The rows the call writes, in the caller's numbering.
@@ -193,37 +200,39 @@ extern "C" gdn_status gdn_call(gdn_context *context, int32_t interface,
                                int32_t count, const char *const *names,
                                const DLTensor *const *tensors,
                                const gdn_call_flags *flags, void *stream) {
-  if (!context)
-    return fail(Status::error("gdn_call: context is NULL"));
-  if (interface != GDN_INTERFACE_POOL && interface != GDN_INTERFACE_PAGED)
-    return fail(Status::error("gdn_call: interface " +
-                              std::to_string(interface) +
-                              " is neither GDN_INTERFACE_POOL (0) nor "
-                              "GDN_INTERFACE_PAGED (1)"));
-  if (count < 0 || (count > 0 && (!names || !tensors)))
-    return fail(Status::error("gdn_call: no tensors given"));
-  gdn_call_flags defaults;
-  gdn_call_flags_init(&defaults);
-  std::map<std::string, TensorView> views;
-  for (int32_t i = 0; i < count; ++i) {
-    if (!names[i] || !tensors[i])
-      return fail(Status::error("gdn_call: tensor " + std::to_string(i) +
-                                " has no name or no DLTensor"));
-    std::string name = names[i];
-    if (views.count(name))
-      return fail(Status::error("tensor '" + name + "' is given twice"));
-    TensorView view;
-    if (Status s = viewTensor(name, *tensors[i], view); !s.ok())
-      return refuse(s);
-    views.emplace(name, std::move(view));
-  }
-  std::lock_guard<std::mutex> lock(context->mutex);
-  bool runtimeFailure = false;
-  Status s = runCall(*context,
-                     interface == GDN_INTERFACE_POOL ? Interface::Pool
-                                                     : Interface::Paged,
-                     views, flags ? *flags : defaults, stream, runtimeFailure);
-  if (s.ok())
-    return succeed();
-  return runtimeFailure ? fail(s, GDN_ERROR_RUNTIME) : refuse(s);
+  return capi::guarded([&]() -> gdn_status {
+    if (!context)
+      return fail(Status::error("gdn_call: context is NULL"));
+    if (interface != GDN_INTERFACE_POOL && interface != GDN_INTERFACE_PAGED)
+      return fail(Status::error("gdn_call: interface " +
+                                std::to_string(interface) +
+                                " is neither GDN_INTERFACE_POOL (0) nor "
+                                "GDN_INTERFACE_PAGED (1)"));
+    if (count < 0 || (count > 0 && (!names || !tensors)))
+      return fail(Status::error("gdn_call: no tensors given"));
+    gdn_call_flags defaults;
+    gdn_call_flags_init(&defaults);
+    std::map<std::string, TensorView> views;
+    for (int32_t i = 0; i < count; ++i) {
+      if (!names[i] || !tensors[i])
+        return fail(Status::error("gdn_call: tensor " + std::to_string(i) +
+                                  " has no name or no DLTensor"));
+      std::string name = names[i];
+      if (views.count(name))
+        return fail(Status::error("tensor '" + name + "' is given twice"));
+      TensorView view;
+      if (Status s = viewTensor(name, *tensors[i], view); !s.ok())
+        return refuse(s);
+      views.emplace(name, std::move(view));
+    }
+    std::lock_guard<std::mutex> lock(context->mutex);
+    bool runtimeFailure = false;
+    Status s = runCall(*context,
+                       interface == GDN_INTERFACE_POOL ? Interface::Pool
+                                                       : Interface::Paged,
+                       views, flags ? *flags : defaults, stream, runtimeFailure);
+    if (s.ok())
+      return succeed();
+    return runtimeFailure ? fail(s, GDN_ERROR_RUNTIME) : refuse(s);
+  });
 }

@@ -12,6 +12,7 @@
 
 #ifdef GDN_WITH_MLIR
 #include "gdn/Compiler/KernelCompiler.h"
+#include "gdn/Transforms/Schedule.h"
 #endif
 
 using namespace gdn;
@@ -94,28 +95,39 @@ void gdn_context_options_init(gdn_context_options *options) {
 
 gdn_status gdn_context_create(const gdn_context_options *options,
                               gdn_context **context) {
-  if (!context)
-    return capi::fail(Status::error("gdn_context_create: context is NULL"));
-  *context = nullptr;
-  gdn_context_options defaults;
-  gdn_context_options_init(&defaults);
-  const gdn_context_options &o = options ? *options : defaults;
-  if (o.cpu_threads < 0)
-    return capi::fail(Status::error(
-        "cpu_threads is " + std::to_string(o.cpu_threads) +
-        "; expected 0 (every core) or a positive thread count"));
-  auto c = std::make_unique<gdn_context>();
-  c->kernelPath = o.kernel_path && *o.kernel_path
-                      ? o.kernel_path
-                      : GDN_KERNELS_DIR "/gdn_chunked.mlir";
-  c->schedule = o.schedule && *o.schedule ? o.schedule : "fused";
-  c->artifactsDir = o.artifacts_dir ? o.artifacts_dir : "";
-  c->cacheDir = o.cache_dir ? o.cache_dir : "";
-  c->threads = o.cpu_threads
-                   ? o.cpu_threads
-                   : std::max(1u, std::thread::hardware_concurrency());
-  *context = c.release();
-  return capi::succeed();
+  return capi::guarded([&]() -> gdn_status {
+    if (!context)
+      return capi::fail(Status::error("gdn_context_create: context is NULL"));
+    *context = nullptr;
+    gdn_context_options defaults;
+    gdn_context_options_init(&defaults);
+    const gdn_context_options &o = options ? *options : defaults;
+    if (o.cpu_threads < 0)
+      return capi::fail(Status::error(
+          "cpu_threads is " + std::to_string(o.cpu_threads) +
+          "; expected 0 (every core) or a positive thread count"));
+  #ifdef GDN_WITH_MLIR
+    // A wrong schedule is a wrong argument: say so now, not at the first call.
+    if (o.schedule && *o.schedule && std::string(o.schedule) != run::kAutoSchedule) {
+      mlir::gdn::ScheduleOptions parsed;
+      std::string error;
+      if (!mlir::gdn::parseSchedule(o.schedule, parsed, error))
+        return capi::fail(Status::error(error));
+    }
+  #endif
+    auto c = std::make_unique<gdn_context>();
+    c->kernelPath = o.kernel_path && *o.kernel_path
+                        ? o.kernel_path
+                        : GDN_KERNELS_DIR "/gdn_chunked.mlir";
+    c->schedule = o.schedule && *o.schedule ? o.schedule : "fused";
+    c->artifactsDir = o.artifacts_dir ? o.artifacts_dir : "";
+    c->cacheDir = o.cache_dir ? o.cache_dir : "";
+    c->threads = o.cpu_threads
+                     ? o.cpu_threads
+                     : std::max(1u, std::thread::hardware_concurrency());
+    *context = c.release();
+    return capi::succeed();
+  });
 }
 
 void gdn_context_destroy(gdn_context *context) { delete context; }
@@ -132,44 +144,47 @@ void gdn_call_flags_init(gdn_call_flags *flags) {
   flags->beta_is_logit = 0;
   flags->qk_l2norm = 0;
   flags->checked = 1;
+  flags->validate_only = 0;
 }
 
 gdn_status gdn_cached_artifact(gdn_context *context, int64_t K, int64_t V,
                                const char *dtype, char *path, int64_t size) {
-  if (!context || !dtype || !path || size <= 0)
-    return capi::fail(Status::error("gdn_cached_artifact: a NULL argument"));
-  KernelShape shape;
-  shape.K = K;
-  shape.V = V;
-  const std::string io = dtype;
-  if (io == "bf16" || io == "bfloat16" || io == "BF16")
-    shape.io = DType::BF16;
-  else if (io == "f16" || io == "float16" || io == "F16")
-    shape.io = DType::F16;
-  else
-    return capi::fail(Status::typeError("dtype '" + io +
-                                        "'; expected bf16 or f16"),
-                      GDN_ERROR_TYPE);
-  for (auto [name, d] : {std::pair{"K", K}, std::pair{"V", V}})
-    if (d != 64 && d != 128)
-      return capi::fail(Status::error(std::string("head size ") + name +
-                                      " = " + std::to_string(d) +
-                                      ": expected 64 or 128"));
-  if (context->schedule == run::kAutoSchedule)
-    return capi::fail(Status::error(
-        "gdn_cached_artifact: schedule 'auto' picks per call among several "
-        "artifacts; ask for a concrete schedule"));
-  std::lock_guard<std::mutex> lock(context->mutex);
-  std::string dir;
-  if (Status s = capi::cachedArtifact(*context, shape, context->schedule, dir);
-      !s.ok())
-    return capi::fail(s, GDN_ERROR_RUNTIME);
-  if (static_cast<int64_t>(dir.size()) >= size)
-    return capi::fail(Status::error("gdn_cached_artifact: the path needs " +
-                                    std::to_string(dir.size() + 1) +
-                                    " bytes, got " + std::to_string(size)));
-  std::memcpy(path, dir.c_str(), dir.size() + 1);
-  return capi::succeed();
+  return capi::guarded([&]() -> gdn_status {
+    if (!context || !dtype || !path || size <= 0)
+      return capi::fail(Status::error("gdn_cached_artifact: a NULL argument"));
+    KernelShape shape;
+    shape.K = K;
+    shape.V = V;
+    const std::string io = dtype;
+    if (io == "bf16" || io == "bfloat16" || io == "BF16")
+      shape.io = DType::BF16;
+    else if (io == "f16" || io == "float16" || io == "F16")
+      shape.io = DType::F16;
+    else
+      return capi::fail(Status::typeError("dtype '" + io +
+                                          "'; expected bf16 or f16"),
+                        GDN_ERROR_TYPE);
+    for (auto [name, d] : {std::pair{"K", K}, std::pair{"V", V}})
+      if (d != 64 && d != 128)
+        return capi::fail(Status::error(std::string("head size ") + name +
+                                        " = " + std::to_string(d) +
+                                        ": expected 64 or 128"));
+    if (context->schedule == run::kAutoSchedule)
+      return capi::fail(Status::error(
+          "gdn_cached_artifact: schedule 'auto' picks per call among several "
+          "artifacts; ask for a concrete schedule"));
+    std::lock_guard<std::mutex> lock(context->mutex);
+    std::string dir;
+    if (Status s = capi::cachedArtifact(*context, shape, context->schedule, dir);
+        !s.ok())
+      return capi::fail(s, GDN_ERROR_RUNTIME);
+    if (static_cast<int64_t>(dir.size()) >= size)
+      return capi::fail(Status::error("gdn_cached_artifact: the path needs " +
+                                      std::to_string(dir.size() + 1) +
+                                      " bytes, got " + std::to_string(size)));
+    std::memcpy(path, dir.c_str(), dir.size() + 1);
+    return capi::succeed();
+  });
 }
 
 } // extern "C"

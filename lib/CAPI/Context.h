@@ -7,6 +7,7 @@
 #include "gdn/Runtime/KernelArgs.h"
 #include "gdn/TensorIO/Status.h"
 
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,6 +15,7 @@
 
 namespace gdn {
 class CPUKernel;
+class CudaRunner;
 namespace capi {
 struct DeviceKernel;
 }
@@ -31,9 +33,14 @@ struct gdn_context {
   // Compiled CPU kernels by (schedule, shape); compiled on first use.
   std::map<std::string, std::unique_ptr<gdn::CPUKernel>> cpuKernels;
 #endif
-  // Loaded GPU artifacts by (device, directory); see DeviceCall.cpp.
+  // Device calls (DeviceCall.cpp): loaded GPU artifacts by (device,
+  // directory); what a (device, shape, schedule) resolved to; a runner per
+  // device for checked mode's copies and the SM count.
   std::map<std::string, std::unique_ptr<gdn::capi::DeviceKernel>> deviceKernels;
-  std::map<int, int64_t> deviceSMs; // multiprocessors by device ordinal
+  std::map<std::string, gdn::capi::DeviceKernel *> resolvedKernels;
+  // shared_ptr: its deleter is made where a runner is opened, so builds
+  // without the CUDA runner never need its destructor.
+  std::map<int, std::shared_ptr<gdn::CudaRunner>> deviceRunners;
   ~gdn_context();
 
   /// The CPU kernel for `schedule` (concrete, not auto) and `shape`.
@@ -48,6 +55,19 @@ gdn_status fail(const Status &status, gdn_status code = GDN_ERROR_VALUE);
 /// A refusal's code: GDN_ERROR_TYPE for a wrong dtype, else GDN_ERROR_VALUE.
 gdn_status refuse(const Status &status);
 gdn_status succeed();
+
+/// Runs an entry point's body so that no C++ exception crosses the C ABI
+/// (it would terminate the caller's process): one becomes a runtime error.
+template <typename Body> gdn_status guarded(Body body) {
+  try {
+    return body();
+  } catch (const std::exception &e) {
+    return fail(Status::error(std::string("internal error: ") + e.what()),
+                GDN_ERROR_RUNTIME);
+  } catch (...) {
+    return fail(Status::error("internal error"), GDN_ERROR_RUNTIME);
+  }
+}
 } // namespace gdn::capi
 
 #endif // GDN_CAPI_CONTEXT_H

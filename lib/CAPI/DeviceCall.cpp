@@ -53,8 +53,10 @@ Status loadArtifact(gdn_context &context, const std::string &dir, int device,
                            std::to_string(a.K) + " V=" + std::to_string(a.V) +
                            " " + dtypeName(a.io) + ", the call needs " +
                            Artifact::subdirFor(shape));
-    if (Status s = CudaRunner::open(k->runner, device); !s.ok())
+    std::unique_ptr<CudaRunner> runner;
+    if (Status s = CudaRunner::open(runner, device); !s.ok())
       return s;
+    k->runner = std::move(runner);
     if (Status s = k->runner->load(k->artifact); !s.ok())
       return s;
     it = context.deviceKernels.emplace(key, std::move(k)).first;
@@ -63,53 +65,75 @@ Status loadArtifact(gdn_context &context, const std::string &dir, int device,
   return Status::success();
 }
 
-Status multiprocessors(gdn_context &context, int device, int64_t &sms) {
-  auto it = context.deviceSMs.find(device);
-  if (it == context.deviceSMs.end()) {
-    std::unique_ptr<CudaRunner> runner;
-    if (Status s = CudaRunner::open(runner, device); !s.ok())
+/// The runner of `device` that copies checked calls' tensors and reports
+/// the SM count, opened once per context.
+Status deviceRunner(gdn_context &context, int device, CudaRunner *&runner) {
+  auto &runners = context.deviceRunners;
+  auto it = runners.find(device);
+  if (it == runners.end()) {
+    std::unique_ptr<CudaRunner> opened;
+    if (Status s = CudaRunner::open(opened, device); !s.ok())
       return s;
-    it = context.deviceSMs.emplace(device, runner->multiprocessors()).first;
+    it = runners.emplace(device, std::shared_ptr<CudaRunner>(std::move(opened)))
+             .first;
   }
-  sms = it->second;
+  runner = it->second.get();
   return Status::success();
 }
 
-/// The kernels for the call: the context's artifact for its shape, or the
-/// member of an auto set the rule picks for it.
+/// The kernels for the call: the context's artifact for its shape, the
+/// member of an auto set the rule picks for it, or the kernel cache's
+/// artifact. Resolved once per (device, shape, schedule) and remembered,
+/// so a call does no file I/O after the first.
 Status deviceKernel(gdn_context &context, const Problem &problem, int device,
                     DeviceKernel *&kernel) {
   const KernelShape shape = shapeOf(problem);
-  if (context.artifactsDir.empty()) {
-    // Compiled on first use into the kernel cache (builds with MLIR).
-    std::string schedule = context.schedule;
-    if (schedule == kAutoSchedule) {
-      int64_t sms = 0;
-      if (Status s = multiprocessors(context, device, sms); !s.ok())
-        return s;
-      schedule = chooseSchedule(workloadOf(problem), sms).pick->schedule;
-    }
-    std::string dir;
-    if (Status s = cachedArtifact(context, shape, schedule, dir); !s.ok())
+  std::string schedule = context.schedule;
+  if (schedule == kAutoSchedule) {
+    CudaRunner *runner = nullptr;
+    if (Status s = deviceRunner(context, device, runner); !s.ok())
       return s;
-    return loadArtifact(context, dir, device, shape, kernel);
+    schedule =
+        chooseSchedule(workloadOf(problem), runner->multiprocessors()).pick->name;
+  }
+  const std::string key = std::to_string(device) + "|" +
+                          Artifact::subdirFor(shape) + "|" + schedule;
+  if (auto it = context.resolvedKernels.find(key);
+      it != context.resolvedKernels.end()) {
+    kernel = it->second;
+    return Status::success();
   }
   std::string dir;
-  bool autoSet = false;
-  locateArtifact(context.artifactsDir, shape, dir, autoSet);
-  if (autoSet) {
-    int64_t sms = 0;
-    if (Status s = multiprocessors(context, device, sms); !s.ok())
+  if (context.artifactsDir.empty()) {
+    // Compiled on first use into the kernel cache (builds with MLIR).
+    std::string concrete = schedule;
+    if (context.schedule == kAutoSchedule)
+      for (const AutoCandidate &c : autoCandidates())
+        if (schedule == c.name)
+          concrete = c.schedule;
+    if (Status s = cachedArtifact(context, shape, concrete, dir); !s.ok())
       return s;
-    ScheduleChoice choice = chooseSchedule(workloadOf(problem), sms);
-    std::string member;
-    if (Status s = pickFromAutoSet(dir, choice.pick->name,
-                                   choice.pick->schedule, member);
-        !s.ok())
-      return s;
-    dir = member;
+  } else {
+    bool autoSet = false;
+    locateArtifact(context.artifactsDir, shape, dir, autoSet);
+    if (autoSet) {
+      CudaRunner *runner = nullptr;
+      if (Status s = deviceRunner(context, device, runner); !s.ok())
+        return s;
+      ScheduleChoice choice =
+          chooseSchedule(workloadOf(problem), runner->multiprocessors());
+      std::string member;
+      if (Status s = pickFromAutoSet(dir, choice.pick->name,
+                                     choice.pick->schedule, member);
+          !s.ok())
+        return s;
+      dir = member;
+    }
   }
-  return loadArtifact(context, dir, device, shape, kernel);
+  if (Status s = loadArtifact(context, dir, device, shape, kernel); !s.ok())
+    return s;
+  context.resolvedKernels[key] = kernel;
+  return Status::success();
 }
 
 } // namespace
@@ -131,7 +155,9 @@ Status capi::runOnDevice(gdn_context &context, int interface,
                            std::to_string(view.deviceId) +
                            ", others on device " + std::to_string(device));
     device = view.deviceId;
-    if (!view.compact())
+    // validate_only: the binding stages a bf16 or padded pool itself.
+    const bool stagedPool = name == "state_pool" && flags.validate_only;
+    if (stagedPool ? !view.compactRows() : !view.compact())
       return Status::error("tensor '" + name + "' " + view.describe() +
                            " has strides " + shapeToString(view.strides) +
                            "; device tensors must be contiguous (row-major)");
@@ -145,7 +171,8 @@ Status capi::runOnDevice(gdn_context &context, int interface,
           "tensor '" + name + "' is " + view.describe() +
           "; on the GPU index tensors are read as I64 (int64): convert it "
           "once before the call (host calls convert it themselves)");
-    if (name == "state_pool" && view.dtype != DType::F32)
+    if (name == "state_pool" && view.dtype != DType::F32 &&
+        !(stagedPool && view.dtype == DType::BF16))
       return Status::typeError(
           "tensor 'state_pool' is " + view.describe() +
           "; on the GPU this version takes a dense F32 pool (bf16 and "
@@ -160,22 +187,26 @@ Status capi::runOnDevice(gdn_context &context, int interface,
   problem.interface = interface == GDN_INTERFACE_POOL ? Interface::Pool
                                                       : Interface::Paged;
   problem.flags = callFlags(flags);
-  problem.shapesOnly = !flags.checked;
+  const bool checked = flags.checked || flags.validate_only;
+  problem.shapesOnly = !checked;
 
-  // The runner of the device, for checked mode's copies.
-  std::unique_ptr<CudaRunner> copier;
   for (const auto &[name, view] : views) {
     if (name == "o")
       continue;
     HostTensor h = shapeOnly(view);
-    if (flags.checked && (isGate(name) || isIndex(name))) {
-      if (!copier)
-        if (Status s = CudaRunner::open(copier, device); !s.ok()) {
-          runtimeFailure = true;
-          return s;
-        }
+    if (name == "state_pool")
+      h.dtype = DType::F32; // validated as the fp32 pool the kernels see
+    if (checked && (isGate(name) || isIndex(name))) {
+      // Checked mode reads them on the host, after the stream's pending
+      // work (a copy on the call's stream, then a wait).
+      CudaRunner *copier = nullptr;
+      if (Status s = deviceRunner(context, device, copier); !s.ok()) {
+        runtimeFailure = true;
+        return s;
+      }
       h.data.resize(static_cast<size_t>(view.numel()) * elementSize(view.dtype));
-      if (Status s = copier->copyToHost(h.data.data(), view.data, h.data.size());
+      if (Status s = copier->copyToHost(h.data.data(), view.data,
+                                        h.data.size(), stream);
           !s.ok()) {
         runtimeFailure = true;
         return s;
@@ -187,11 +218,11 @@ Status capi::runOnDevice(gdn_context &context, int interface,
     return s;
   if (Status s = checkOutput(out, problem.tensors.at("v")); !s.ok())
     return s;
-  if (flags.checked)
+  if (checked)
     if (Status s = checkGateValues(problem); !s.ok())
       return s;
   // No new tokens: nothing to compute, no state to write (SPEC.md).
-  if (problem.dims.T == 0)
+  if (problem.dims.T == 0 || flags.validate_only)
     return Status::success();
 
   runtimeFailure = true;

@@ -26,7 +26,7 @@ namespace gdn::capi {
 /// One artifact loaded on one device.
 struct DeviceKernel {
   Artifact artifact;
-  std::unique_ptr<CudaRunner> runner;
+  std::shared_ptr<CudaRunner> runner; // see Context.h
   ~DeviceKernel();
 };
 

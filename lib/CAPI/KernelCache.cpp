@@ -8,6 +8,7 @@
 #include "gdn/Compiler/KernelCompiler.h"
 #endif
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
@@ -101,7 +102,8 @@ Status capi::cachedArtifact(const gdn_context &context,
       .add("sm_90a")
       .add(libraryIdentity());
   dir = cacheRoot(context) + "/" + key.hex();
-  if (fs::exists(dir + "/manifest.json"))
+  std::error_code ec;
+  if (fs::exists(dir + "/manifest.json", ec))
     return Status::success();
 
   CompileOptions options;
@@ -116,16 +118,19 @@ Status capi::cachedArtifact(const gdn_context &context,
     return s;
   // Written aside and renamed into place, so that a reader never sees half
   // an artifact and two processes compiling the same key both succeed.
-  std::error_code ec;
   fs::create_directories(cacheRoot(context), ec);
-  std::string tmp = dir + ".tmp." + std::to_string(::getpid());
+  // Unique per process and per fill within it (contexts fill in parallel).
+  static std::atomic<unsigned> fills{0};
+  std::string tmp = dir + ".tmp." + std::to_string(::getpid()) + "." +
+                    std::to_string(fills++);
   if (Status s = writeArtifact(tmp, artifact); !s.ok())
     return Status::error("kernel cache '" + cacheRoot(context) +
                          "': " + s.message);
   fs::rename(tmp, dir, ec);
   if (ec) {
-    fs::remove_all(tmp, ec);
-    if (!fs::exists(dir + "/manifest.json"))
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    if (!fs::exists(dir + "/manifest.json", ignored))
       return Status::error("kernel cache: cannot move the artifact into '" +
                            dir + "'");
   }

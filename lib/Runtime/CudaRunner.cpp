@@ -5,6 +5,7 @@
 #include <cuda.h>
 
 #include <algorithm>
+#include <map>
 #include <cstring>
 #include <dlfcn.h>
 
@@ -40,6 +41,13 @@ struct Driver {
   GDN_CU_FN(EventDestroy, CUevent)
   GDN_CU_FN(GetErrorString, CUresult, const char **)
   GDN_CU_FN(FuncSetAttribute, CUfunction, CUfunction_attribute, int)
+  GDN_CU_FN(CtxGetCurrent, CUcontext *)
+  GDN_CU_FN(DevicePrimaryCtxRelease, CUdevice)
+  GDN_CU_FN(MemcpyDtoHAsync, void *, CUdeviceptr, size_t, CUstream)
+  GDN_CU_FN(StreamSynchronize, CUstream)
+  GDN_CU_FN(StreamIsCapturing, CUstream, CUstreamCaptureStatus *)
+  GDN_CU_FN(MemAllocAsync, CUdeviceptr *, size_t, CUstream)
+  GDN_CU_FN(MemFreeAsync, CUdeviceptr, CUstream)
 #undef GDN_CU_FN
 
   template <typename F> bool bind(F &fn, const char *name) {
@@ -66,11 +74,18 @@ struct CudaRunner::Impl {
   std::string deviceName;
   int64_t multiprocessors = 0;
   const Artifact *artifact = nullptr;
-  // launchOnDevice: workspaces and scratch, reused across calls.
-  CUdeviceptr arena = 0;
-  size_t arenaBytes = 0;
-  CUdeviceptr zeroBytes = 0;
-  size_t zeroSize = 0;
+  // launchOnDevice: workspaces and scratch, one arena per stream, reused
+  // by that stream's calls (stream order keeps them apart). A grown arena's
+  // old block is retired, not freed: launches in flight or graphs captured
+  // earlier may still use it. Everything is freed with the runner.
+  struct Block {
+    CUdeviceptr at = 0;
+    size_t bytes = 0;
+  };
+  std::map<CUstream, Block> arenas;
+  Block zeros;
+  std::vector<CUdeviceptr> retired;
+  bool ownsPrimary = false;
 
   struct Loaded {
     CUfunction fn;
@@ -98,15 +113,47 @@ int64_t CudaRunner::multiprocessors() const { return impl->multiprocessors; }
 
 CudaRunner::CudaRunner(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 
+namespace {
+/// Makes a context current for a scope and restores the caller's: the
+/// library runs inside processes (torch) whose current device is theirs.
+class ScopedContext {
+public:
+  ScopedContext(Driver &cu, CUcontext context) : cu(cu) {
+    if (cu.CtxGetCurrent(&previous) != CUDA_SUCCESS)
+      previous = nullptr;
+    switched = previous != context;
+    if (switched)
+      cu.CtxSetCurrent(context);
+  }
+  ~ScopedContext() {
+    if (switched)
+      cu.CtxSetCurrent(previous);
+  }
+
+private:
+  Driver &cu;
+  CUcontext previous = nullptr;
+  bool switched = false;
+};
+} // namespace
+
 CudaRunner::~CudaRunner() {
-  if (!impl)
+  if (!impl || !impl->context)
     return;
-  if (impl->module)
-    impl->cu.ModuleUnload(impl->module);
-  if (impl->arena)
-    impl->cu.MemFree(impl->arena);
-  if (impl->zeroBytes)
-    impl->cu.MemFree(impl->zeroBytes);
+  Driver &cu = impl->cu;
+  {
+    ScopedContext scope(cu, impl->context);
+    if (impl->module)
+      cu.ModuleUnload(impl->module);
+    for (auto &[stream, block] : impl->arenas)
+      cu.MemFree(block.at);
+    if (impl->zeros.at)
+      cu.MemFree(impl->zeros.at);
+    for (CUdeviceptr at : impl->retired)
+      cu.MemFree(at);
+  }
+  if (impl->ownsPrimary)
+    cu.DevicePrimaryCtxRelease(impl->device);
 }
 
 namespace {
@@ -189,7 +236,14 @@ Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner, int ordinal) {
             cu.bind(cu.EventElapsedTime, "cuEventElapsedTime") &&
             cu.bind(cu.EventDestroy, "cuEventDestroy") &&
             cu.bind(cu.GetErrorString, "cuGetErrorString") &&
-            cu.bind(cu.FuncSetAttribute, "cuFuncSetAttribute");
+            cu.bind(cu.FuncSetAttribute, "cuFuncSetAttribute") &&
+            cu.bind(cu.CtxGetCurrent, "cuCtxGetCurrent") &&
+            cu.bind(cu.DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease") &&
+            cu.bind(cu.MemcpyDtoHAsync, "cuMemcpyDtoHAsync") &&
+            cu.bind(cu.StreamSynchronize, "cuStreamSynchronize") &&
+            cu.bind(cu.StreamIsCapturing, "cuStreamIsCapturing") &&
+            cu.bind(cu.MemAllocAsync, "cuMemAllocAsync") &&
+            cu.bind(cu.MemFreeAsync, "cuMemFreeAsync");
   if (!ok)
     return Status::error("libcuda.so.1 lacks a driver API function this "
                          "runtime needs (driver too old?)");
@@ -215,14 +269,13 @@ Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner, int ordinal) {
           "cuDevicePrimaryCtxRetain");
       !s.ok())
     return s;
-  if (Status s = impl->check(cu.CtxSetCurrent(impl->context), "cuCtxSetCurrent");
-      !s.ok())
-    return s;
+  impl->ownsPrimary = true;
   runner.reset(new CudaRunner(std::move(impl)));
   return Status::success();
 }
 
 Status CudaRunner::load(const Artifact &artifact) {
+  ScopedContext scope(impl->cu, impl->context);
   impl->artifact = &artifact;
   char log[8192] = {0};
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
@@ -242,6 +295,7 @@ Status CudaRunner::run(const std::vector<PlannedLaunch> &launches,
                        int timedLaunches, GpuRunReport &report) {
   Impl &I = *impl;
   Driver &cu = I.cu;
+  ScopedContext scope(cu, I.context);
   report = GpuRunReport();
   report.device = I.deviceName;
   if (launches.empty())
@@ -436,32 +490,41 @@ Status CudaRunner::Impl::launch(const std::vector<PlannedLaunch> &launches,
   return Status::success();
 }
 
-Status CudaRunner::copyToHost(void *dst, const void *deviceSrc, size_t bytes) {
-  if (Status s = impl->check(impl->cu.CtxSetCurrent(impl->context),
-                             "cuCtxSetCurrent");
-      !s.ok())
-    return s;
-  return impl->check(
-      impl->cu.MemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(deviceSrc), bytes),
-      "copying to the host (cuMemcpyDtoH)");
+Status CudaRunner::copyToHost(void *dst, const void *deviceSrc, size_t bytes,
+                              void *stream) {
+  Driver &cu = impl->cu;
+  ScopedContext scope(cu, impl->context);
+  // On the caller's stream, so that the producers' pending writes come
+  // first (they are ordered before it, not before the legacy stream).
+  CUstream s = static_cast<CUstream>(stream);
+  if (Status st = impl->check(
+          cu.MemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(deviceSrc),
+                             bytes, s),
+          "copying to the host (cuMemcpyDtoHAsync)");
+      !st.ok())
+    return st;
+  return impl->check(cu.StreamSynchronize(s), "cuStreamSynchronize");
 }
 
 Status CudaRunner::zeros(size_t bytes, const void *&device) {
   Impl &I = *impl;
-  if (bytes > I.zeroSize) {
-    if (I.zeroBytes)
-      I.cu.MemFree(I.zeroBytes);
-    I.zeroBytes = 0;
-    I.zeroSize = 0;
-    if (Status s = I.check(I.cu.MemAlloc(&I.zeroBytes, bytes), "cuMemAlloc");
-        !s.ok())
+  ScopedContext scope(I.cu, I.context);
+  if (bytes > I.zeros.bytes) {
+    // Graphs captured earlier may hold the old block: retire it.
+    if (I.zeros.at)
+      I.retired.push_back(I.zeros.at);
+    I.zeros = {};
+    CUdeviceptr at = 0;
+    if (Status s = I.check(I.cu.MemAlloc(&at, bytes), "cuMemAlloc"); !s.ok())
       return s;
-    if (Status s = I.check(I.cu.MemsetD8(I.zeroBytes, 0, bytes), "cuMemsetD8");
-        !s.ok())
+    if (Status s = I.check(I.cu.MemsetD8(at, 0, bytes), "cuMemsetD8");
+        !s.ok()) {
+      I.cu.MemFree(at);
       return s;
-    I.zeroSize = bytes;
+    }
+    I.zeros = {at, bytes};
   }
-  device = reinterpret_cast<const void *>(I.zeroBytes);
+  device = reinterpret_cast<const void *>(I.zeros.at);
   return Status::success();
 }
 
@@ -469,15 +532,14 @@ Status CudaRunner::launchOnDevice(const std::vector<PlannedLaunch> &launches,
                                   std::vector<KernelArg> args, void *stream) {
   Impl &I = *impl;
   Driver &cu = I.cu;
-  if (Status s = I.check(cu.CtxSetCurrent(I.context), "cuCtxSetCurrent");
-      !s.ok())
-    return s;
+  ScopedContext scope(cu, I.context);
+  CUstream s = static_cast<CUstream>(stream);
   std::vector<Impl::Loaded> loaded;
   size_t scratchBytes = 0;
-  if (Status s = I.resolveKernels(launches, args, loaded, scratchBytes);
-      !s.ok())
-    return s;
-  // Workspaces and scratch share one arena, each 256-byte aligned.
+  if (Status st = I.resolveKernels(launches, args, loaded, scratchBytes);
+      !st.ok())
+    return st;
+  // Workspaces and scratch share one block, each 256-byte aligned.
   auto aligned = [](size_t n) { return (n + 255) / 256 * 256; };
   std::vector<size_t> offsets(args.size(), 0);
   size_t need = 0;
@@ -489,19 +551,38 @@ Status CudaRunner::launchOnDevice(const std::vector<PlannedLaunch> &launches,
     }
   const size_t scratchAt = need;
   need += aligned(std::max<size_t>(scratchBytes, 256));
-  if (need > I.arenaBytes) {
-    // Growing allocates (and cuMemFree waits for the device): a call made
-    // before a graph capture sizes the arena for the captured ones.
-    if (I.arena)
-      cu.MemFree(I.arena);
-    I.arena = 0;
-    I.arenaBytes = 0;
-    if (Status s = I.check(cu.MemAlloc(&I.arena, need),
-                           "cuMemAlloc(" + std::to_string(need) +
-                               " bytes of workspace)");
-        !s.ok())
-      return s;
-    I.arenaBytes = need;
+
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (Status st = I.check(cu.StreamIsCapturing(s, &capture),
+                          "cuStreamIsCapturing");
+      !st.ok())
+    return st;
+  const bool capturing = capture == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  CUdeviceptr block = 0;
+  if (capturing) {
+    // A captured call gets its own workspace, allocated and freed by the
+    // graph itself (stream-ordered allocation nodes): replays never share
+    // it with eager calls or other graphs.
+    if (Status st = I.check(cu.MemAllocAsync(&block, need, s),
+                            "cuMemAllocAsync(" + std::to_string(need) +
+                                " bytes of workspace) in a graph capture");
+        !st.ok())
+      return st;
+  } else {
+    Impl::Block &arena = I.arenas[s];
+    if (need > arena.bytes) {
+      if (arena.at)
+        I.retired.push_back(arena.at);
+      arena = {};
+      CUdeviceptr at = 0;
+      if (Status st = I.check(cu.MemAlloc(&at, need),
+                              "cuMemAlloc(" + std::to_string(need) +
+                                  " bytes of workspace)");
+          !st.ok())
+        return st;
+      arena = {at, need};
+    }
+    block = arena.at;
   }
   std::vector<int64_t> words;
   std::vector<void *> params;
@@ -509,10 +590,15 @@ Status CudaRunner::launchOnDevice(const std::vector<PlannedLaunch> &launches,
       args,
       [&](size_t i) -> CUdeviceptr {
         return args[i].kind == KernelArg::Kind::Workspace
-                   ? I.arena + offsets[i]
+                   ? block + offsets[i]
                    : reinterpret_cast<CUdeviceptr>(args[i].data);
       },
-      I.arena + scratchAt, scratchBytes, words, params);
-  return I.launch(launches, loaded, params.data(),
-                  static_cast<CUstream>(stream));
+      block + scratchAt, scratchBytes, words, params);
+  Status launched = I.launch(launches, loaded, params.data(), s);
+  if (capturing)
+    if (Status st = I.check(cu.MemFreeAsync(block, s),
+                            "cuMemFreeAsync in a graph capture");
+        !st.ok() && launched.ok())
+      return st;
+  return launched;
 }

@@ -41,7 +41,7 @@ class CallFlags(ctypes.Structure):
                 ("gate_domain", ctypes.c_int32),
                 ("use_gate_in_kernel", ctypes.c_int32),
                 ("beta_is_logit", ctypes.c_int32), ("qk_l2norm", ctypes.c_int32),
-                ("checked", ctypes.c_int32)]
+                ("checked", ctypes.c_int32), ("validate_only", ctypes.c_int32)]
 
 
 def _candidates():

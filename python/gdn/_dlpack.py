@@ -76,8 +76,10 @@ class bfloat16_view:
 
     numpy has no bfloat16; a bf16 state pool or bf16 q / k / v from numpy
     code is kept as uint16 and lent as ``gdn.bfloat16_view(array)``. The
-    view borrows the array's memory (no copy), strides included. Capsules
-    it hands out stay valid while the view lives.
+    view borrows the array's memory (no copy), strides included. It is
+    meant for gdn's calls: the capsules it hands out carry no deleter and
+    stay valid only while the view (and its array) lives, so do not keep a
+    tensor another library imports from it.
     """
 
     def __init__(self, array):

@@ -45,30 +45,55 @@ def _as_device_operand(name, t):
     return t
 
 
-def _stage_device_pool(present, table, checked):
-    """A torch pool the device kernels cannot take as it is (bf16, or rows
-    padded apart): the rows the call's table names are gathered into a
-    dense float32 pool and the table renumbered; the returned function
-    scatters them back (rounded to the pool's dtype) after the call. Rows
-    the call only reads get their own values back. All of it is torch ops
-    on the current stream, so a graph can capture it."""
+def _first_occurrence(rows):
+    """For every entry of `rows`, the position of the first entry holding
+    the same id, computed on the device without a host sync (a stable
+    sort, the start of each run of equal ids, a running maximum)."""
     import torch
-    pool, rows = present["state_pool"], present[table]
+    n = rows.numel()
+    ids, order = torch.sort(rows, stable=True)
+    position = torch.arange(n, device=rows.device)
+    starts = torch.ones(n, dtype=torch.bool, device=rows.device)
+    starts[1:] = ids[1:] != ids[:-1]
+    run_start = torch.cummax(torch.where(starts, position, 0), 0).values
+    first = torch.empty_like(order)
+    first[order] = order[run_start]
+    return first
+
+
+def _needs_staging(pool):
+    """Whether a torch device pool must be staged (bf16, or padded rows)."""
+    import torch
     if pool.dtype == torch.float32 and pool.is_contiguous():
-        return present, None
+        return False
     if pool.dtype not in (torch.float32, torch.bfloat16):
         raise TypeError("tensor 'state_pool' is %s%s; expected dtype F32 or BF16"
                         % (pool.dtype, list(pool.shape)))
-    if checked and rows.numel() and (int(rows.min()) < 0 or
-                                     int(rows.max()) >= pool.shape[0]):
-        raise ValueError("%s holds ids outside [0, P=%d) of state_pool"
-                         % (table, pool.shape[0]))
+    return True
+
+
+def _stage_device_pool(present, table):
+    """A torch pool the device kernels cannot take as it is (bf16, or rows
+    padded apart) is staged: the rows the call's table names are gathered
+    into a dense float32 pool and the table renumbered, every entry of an
+    id to the row of its first entry; the returned function scatters them
+    back, rounded to the pool's dtype, after the call (rows the call only
+    reads get their own values back). Entries of a page table past
+    page_indptr[B] are never read and are not gathered. All torch ops on
+    the current stream, so a graph can capture it."""
+    import torch
+    pool, rows = present["state_pool"], present[table]
+    if table == "page_indices":
+        used = torch.arange(rows.numel(), device=rows.device) < present["page_indptr"][-1]
+        rows = torch.where(used, rows, rows[:1].expand_as(rows) if rows.numel() else rows)
+    first = _first_occurrence(rows)
     dense = pool.index_select(0, rows).float()
     staged = dict(present)
     staged["state_pool"] = dense
-    staged[table] = torch.arange(rows.numel(), device=rows.device,
-                                 dtype=torch.int64)
-    return staged, lambda: pool.index_copy_(0, rows, dense.to(pool.dtype))
+    staged[table] = first
+    # Duplicates read their first occurrence's row, so every copy of an id
+    # carries the same values back.
+    return staged, lambda: pool.index_copy_(0, rows, dense[first].to(pool.dtype))
 
 
 class Kernel:
@@ -140,23 +165,36 @@ class Kernel:
         if on_device:
             present = {n: _as_device_operand(n, t) for n, t in present.items()}
             stream = _dlpack.current_stream(present["v"])
-            if type(present["state_pool"]).__module__.split(".")[0] == "torch":
+            pool = present["state_pool"]
+            if (type(pool).__module__.split(".")[0] == "torch"
+                    and _needs_staging(pool) and present["q"].shape[0] > 0):
+                if self.checked:
+                    # Validate the caller's tables before gathering with them.
+                    self._run(function, interface, present, flags, stream,
+                              validate_only=True)
                 table = ("cache_indices" if interface == _capi.INTERFACE_POOL
                          else "page_indices")
-                present, write_back = _stage_device_pool(
-                    present, table, bool(self.checked))
+                present, write_back = _stage_device_pool(present, table)
+        checked = not on_device if self.checked is None else self.checked
+        if write_back is not None:
+            checked = False   # the caller's tables were validated above
+        self._run(function, interface, present, flags, stream, checked=checked)
+        if write_back is not None:
+            write_back()
+
+    def _run(self, function, interface, present, flags, stream, checked=True,
+             validate_only=False):
         named = [(n, Borrowed("%s: %s" % (function, n), t, stream))
                  for n, t in present.items()]
         names = (ctypes.c_char_p * len(named))(*[n.encode() for n, _ in named])
         pointers = (ctypes.c_void_p * len(named))(*[b.pointer for _, b in named])
-        flags.checked = int(not on_device if self.checked is None else self.checked)
-        status = _capi.lib.gdn_call(self._handle, interface, len(named), names,
+        flags.checked = int(bool(checked))
+        flags.validate_only = int(validate_only)
+        status = self._lib.gdn_call(self._handle, interface, len(named), names,
                                     pointers, ctypes.byref(flags),
                                     ctypes.c_void_p(stream or None))
         del named  # the capsules may go now
         _capi.check(status)
-        if write_back is not None:
-            write_back()
 
     def gdn_extend_chunkwise(self, q, k, v, a, b, A_log, dt_bias, state_pool,
                              cache_indices, cu_seqlens, chunk_size=64):

@@ -21,6 +21,17 @@ def fused():
     return gdn.compile(schedule="fused")
 
 
+@pytest.fixture(autouse=True)
+def poisoned_outputs(monkeypatch):
+    """Outputs the package allocates start as NaN, so that an element the
+    kernel does not write fails the finiteness checks."""
+    from gdn import _kernel
+
+    def poisoned(v, name):
+        return np.full(v.shape, np.nan, v.dtype)
+    monkeypatch.setattr(_kernel, "_empty_like", poisoned)
+
+
 def run_pool(kernel, call):
     args = {k: v for k, v in call.items()}
     return kernel.gdn_extend_chunkwise(**args)
@@ -205,3 +216,50 @@ def test_numpy_integer_page_size(fused):
         **paged_kwargs(call, gate_domain="log", use_qk_l2norm_in_kernel=True,
                        beta_is_logit=True))
     paged_check(call, before, o, seed)
+
+
+@pytest.mark.parametrize("pool_dtype", ["f32", "bf16"])
+def test_zero_length_sequence_sharing_a_row(fused, pool_dtype):
+    """A zero-length sequence may name the row another sequence writes
+    (validatePoolTable allows it); staging must not write the stale copy."""
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [90, 0, 40])
+    call["cache_indices"][1] = call["cache_indices"][0]
+    if pool_dtype == "bf16":
+        bits = to_bf16_bits(call["state_pool"])
+        call["state_pool"] = gdn.bfloat16_view(bits)
+        before = R._f64(gdn.bfloat16_view(bits.copy()))
+    else:
+        before = call["state_pool"].copy()
+    o = run_pool(fused, call)
+    ref_o, ref_pool = R.pool_reference(
+        call["q"], call["k"], call["v"], call["a"], call["b"], call["A_log"],
+        call["dt_bias"], before, call["cache_indices"], call["cu_seqlens"])
+    assert R.rel_l2(o, ref_o) <= TOL, "seed %d" % seed
+    now = R._f64(call["state_pool"])
+    for row in {int(call["cache_indices"][0]), int(call["cache_indices"][2])}:
+        err = R.rel_l2(now[row], ref_pool[row])
+        assert err <= TOL, "seed %d: row %d error %g" % (seed, row, err)
+
+
+def test_page_table_longer_than_its_pages(fused):
+    """Preallocated page tables: entries past page_indptr[B] are garbage
+    and must be neither read nor written (here with a staged bf16 pool)."""
+    rng, seed = problems.seeded()
+    call = problems.paged_call(rng, [100, 30], [20, 0], page_size=64)
+    call["page_indices"] = np.concatenate([call["page_indices"], [-1, 10**9]])
+    bits = to_bf16_bits(call["state_pool"])
+    before = bits.copy()
+    call["state_pool"] = gdn.bfloat16_view(bits)
+    o = fused.chunk_gated_delta_rule_paged(
+        call["q"], call["k"], call["v"], call["g"], call["beta"],
+        **paged_kwargs(call, gate_domain="log", use_qk_l2norm_in_kernel=True,
+                       beta_is_logit=True))
+    ref_pool, written = paged_check(call, None, o, seed,
+                                    pool_f64=R._f64(gdn.bfloat16_view(before)))
+    now = R._f64(gdn.bfloat16_view(bits))
+    for page in range(bits.shape[0]):
+        if page in written:
+            assert R.rel_l2(now[page], ref_pool[page]) <= TOL, "seed %d" % seed
+        else:
+            assert (bits[page] == before[page]).all(), "seed %d: page %d" % (seed, page)

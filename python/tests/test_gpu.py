@@ -142,6 +142,75 @@ def test_staged_pools_on_the_device(layout):
         assert (storage[:, -32:] == 7.0).all(), "seed %d: padding written" % seed
 
 
+def test_staged_pool_with_shared_rows_and_a_long_table():
+    """Staging on the device: a zero-length sequence naming a written row,
+    and a page table longer than its pages (garbage past page_indptr[B])."""
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [120, 0, 50], H=2, HV=4, K=K, V=V)
+    call["cache_indices"][1] = call["cache_indices"][0]
+    d = to_device(call)
+    pool = d["state_pool"].to(torch.bfloat16)
+    before = pool.clone()
+    d["state_pool"] = pool
+    o = gdn.compile(checked=True).gdn_extend_chunkwise(**d)
+    torch.cuda.synchronize()
+    ref_o, ref_pool = R.pool_reference(
+        host(d["q"]), host(d["k"]), host(d["v"]), call["a"], call["b"],
+        call["A_log"], call["dt_bias"], host(before), call["cache_indices"],
+        call["cu_seqlens"])
+    assert R.rel_l2(host(o), ref_o) <= TOL, "seed %d" % seed
+    for row in {int(call["cache_indices"][0]), int(call["cache_indices"][2])}:
+        assert R.rel_l2(host(pool)[row], ref_pool[row]) <= TOL, "seed %d row %d" % (seed, row)
+
+    call = problems.paged_call(rng, [100, 30], [20, 0], page_size=64,
+                               H=2, HV=4, K=K, V=V)
+    d = to_device(call)
+    d["page_indices"] = torch.cat([d["page_indices"],
+                                   torch.tensor([-1, 10**9], device="cuda")])
+    pool = d["state_pool"].to(torch.bfloat16)
+    before = pool.clone()
+    o = gdn.chunk_gated_delta_rule_paged(
+        d["q"], d["k"], d["v"], d["g"], d["beta"], cu_seqlens=d["cu_seqlens"],
+        state_pool=pool, page_indices=d["page_indices"],
+        page_indptr=d["page_indptr"], page_size=64,
+        last_page_len=d["last_page_len"], use_qk_l2norm_in_kernel=True,
+        gate_domain="log", beta_is_logit=True)
+    torch.cuda.synchronize()
+    ref_o, ref_pool, written = R.paged_reference(
+        host(d["q"]), host(d["k"]), host(d["v"]), call["g"], call["beta"], None,
+        call["cu_seqlens"], host(before), call["page_indices"],
+        call["page_indptr"], 64, call["last_page_len"], True, "log", True)
+    assert R.rel_l2(host(o), ref_o) <= TOL, "seed %d" % seed
+    for page in range(pool.shape[0]):
+        if page in written:
+            assert R.rel_l2(host(pool)[page], ref_pool[page]) <= TOL, "seed %d" % seed
+        else:
+            assert torch.equal(pool[page], before[page]), "seed %d: page %d" % (seed, page)
+
+
+def test_graph_keeps_its_workspace():
+    """A captured call owns its workspace: eager calls of a larger shape
+    on the same stream afterwards (which grow the stream's arena) do not
+    disturb its replays, nor do replays disturb them."""
+    rng, seed = problems.seeded()
+    small = to_device(problems.pool_call(rng, [300], H=2, HV=4, K=K, V=V))
+    kernel = gdn.compile(schedule="split-seq", artifacts=os.path.join(
+        os.environ["GDN_ARTIFACTS"], "k%d_v%d_bf16" % (K, V), "split-seq"))
+    start = small["state_pool"].clone()
+    expected = kernel.gdn_extend_chunkwise(**small).clone()
+    small["state_pool"].copy_(start)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = kernel.gdn_extend_chunkwise(**small)
+    large = to_device(problems.pool_call(rng, [3000, 2000], H=2, HV=4, K=K, V=V))
+    for _ in range(2):
+        small["state_pool"].copy_(start)
+        graph.replay()
+        kernel.gdn_extend_chunkwise(**large)
+        torch.cuda.synchronize()
+        assert torch.equal(captured, expected), "seed %d" % seed
+
+
 def test_checked_mode_refuses_on_the_device():
     rng, _ = problems.seeded()
     call = problems.paged_call(rng, [100], [0], gate_domain="linear",

@@ -146,5 +146,7 @@ def test_not_a_tensor(kernel):
 
 
 def test_bad_schedule():
-    with pytest.raises(gdn.GDNError, match="schedule"):
-        gdn.compile(schedule="no-such-schedule").gdn_extend_chunkwise(**pool_call())
+    with pytest.raises(ValueError, match="schedule 'no-such-schedule' is neither"):
+        gdn.compile(schedule="no-such-schedule")
+    with pytest.raises(ValueError, match="v-block=96"):
+        gdn.compile(schedule="fused v-block=96")

@@ -53,17 +53,22 @@ public:
              int timedLaunches, GpuRunReport &report);
 
   /// Launches on the caller's memory and stream without copying or
-  /// waiting, so a CUDA graph can capture it. Buffer arguments hold device
-  /// addresses. Workspaces and the kernels' scratch come from an arena the
-  /// runner keeps; growing it allocates, so make one call of the largest
-  /// shape before capturing.
+  /// waiting. Buffer arguments hold device addresses. Workspaces and the
+  /// kernels' scratch come from an arena per stream that the runner keeps
+  /// (growing it allocates; old blocks live as long as the runner). Inside
+  /// a graph capture they are allocated and freed by the graph itself
+  /// (stream-ordered allocation), so replays share them with nothing.
+  /// Every entry point makes the runner's context current for its scope
+  /// only and restores the caller's.
   Status launchOnDevice(const std::vector<PlannedLaunch> &launches,
                         std::vector<KernelArg> args, void *stream);
-  /// Copies device memory to the host and waits (checked calls read index
-  /// tensors and gates this way; not for captured calls).
-  Status copyToHost(void *dst, const void *deviceSrc, size_t bytes);
+  /// Copies device memory to the host on `stream` and waits (checked calls
+  /// read index tensors and gates this way; not for captured calls).
+  Status copyToHost(void *dst, const void *deviceSrc, size_t bytes,
+                    void *stream);
   /// At least `bytes` zero bytes on the device, kept by the runner (inputs a
-  /// kernel takes but the call does not use). Allocates when it grows.
+  /// kernel takes but the call does not use). Allocates when it grows; the
+  /// old block lives as long as the runner (graphs may hold it).
   Status zeros(size_t bytes, const void *&device);
 
   struct Impl;
