@@ -205,6 +205,31 @@ def GDNGPURemoveLayoutConversions
                            "::mlir::scf::SCFDialect"];
 }
 
+def GDNGPUStageOperandsEarly : Pass<"gdn-gpu-stage-operands-early", "::mlir::ModuleOp"> {
+  let summary = "stage tensor-core operands as soon as they are computed";
+  let description = [{
+    In every `gpu.func`, moves each staging (a `gdn_gpu.convert_layout` into
+    a dot-operand layout, which lowers to a write into shared memory) up to
+    just after its source is computed, together with the pure ops of its
+    block whose results feed nothing else (row scalings, masks, the matmul
+    whose result is staged). The tile then holds shared memory instead of
+    registers across the ops in between: the kernel file computes `kd`,
+    `qg` and `Q K^T` in the prepare stage and stages them for the step and
+    emit matmuls, with the state and `U` in registers meanwhile.
+
+    A move is kept only while the kernel's shared-memory plan (as
+    `gdn-gpu-lower-tiles` computes it for `mma-precision`) stays within
+    `shared-budget` bytes, or within what it needed before.
+  }];
+  let options = [
+    Option<"mmaPrecision", "mma-precision", "std::string", /*default=*/"\"tf32\"",
+           "tensor-core operand precision: tf32 (4-byte staged elements) or bf16 (2)">,
+    Option<"sharedBudget", "shared-budget", "int64_t", /*default=*/"232448",
+           "bytes of shared memory a block may use (H100 / H200: 227 KiB)">
+  ];
+  let dependentDialects = ["::mlir::gdn_gpu::GDNGPUDialect"];
+}
+
 def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
   let summary = "lower tiles with layouts to per-thread registers, shared memory and wgmma";
   let description = [{

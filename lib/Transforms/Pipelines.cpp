@@ -162,6 +162,9 @@ void gdn::buildGPULayoutPipeline(OpPassManager &pm,
 namespace {
 /// Tiles with layouts in gpu.func kernels -> registers, shared memory, wgmma.
 void addLowerTiles(OpPassManager &pm, const std::string &mmaPrecision) {
+  gdn::GDNGPUStageOperandsEarlyOptions early;
+  early.mmaPrecision = mmaPrecision;
+  pm.addPass(gdn::createGDNGPUStageOperandsEarly(early));
   gdn::GDNGPULowerTilesOptions lower;
   lower.mmaPrecision = mmaPrecision;
   pm.addPass(createGDNGPULowerTiles(lower));

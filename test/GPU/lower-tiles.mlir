@@ -79,7 +79,11 @@ gpu.module @k {
   // CHECK-LABEL: gpu.func @two_warpgroups
   // With warpsPerCTA = [4, 2] the column pairs still move as one access.
   // CHECK: vector.load {{.*}} {alignment = 8 : i64} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<2xf32>
-  // CHECK: %[[G:.*]] = arith.divui %thread_id_x{{.*}}, %c128{{.*}} : index
+  // The thread id is read afresh per op (a read with side effects), so that
+  // LLVM cannot hoist per-register addresses out of a chunk loop.
+  // CHECK: %[[TID32:.*]] = llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;", "=r"
+  // CHECK: %[[TID:.*]] = arith.index_castui %[[TID32]] : i32 to index
+  // CHECK: %[[G:.*]] = arith.divui %[[TID]], %c128{{.*}} : index
   // CHECK: %[[GI:.*]] = arith.index_castui %[[G]] : index to i64
   // CHECK: arith.muli %[[GI]], %c8192_i64 : i64
   // CHECK: nvvm.wgmma.fence.aligned

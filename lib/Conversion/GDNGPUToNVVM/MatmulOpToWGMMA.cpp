@@ -96,7 +96,7 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
     if (groups > 1) {
       // B's columns are staged rows: this warpgroup's start instrN rows in.
       Value group = arith::DivUIOp::create(
-          rewriter, loc, gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x),
+          rewriter, loc, threadIdHere(rewriter, loc),
           arith::ConstantIndexOp::create(rewriter, loc, kWarpsPerWarpgroup * kWarpSize));
       Value offset = arith::MulIOp::create(
           rewriter, loc,
@@ -175,7 +175,7 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
       Value scratch = sharedView(rewriter, loc, plan.scratchOffset(), len,
                                  rewriter.getF32Type());
       emitBlockBarrier(rewriter, loc);
-      Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+      Value tid = threadIdHere(rewriter, loc);
       Value quadLead = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq,
           arith::RemUIOp::create(rewriter, loc, tid,

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -277,12 +278,21 @@ ThreadBase threadBase(OpBuilder &b, Location loc, DistributedLayoutAttr layout,
 }
 } // namespace
 
+Value gdn_gpu::threadIdHere(OpBuilder &b, Location loc) {
+  auto read = LLVM::InlineAsmOp::create(
+      b, loc, b.getI32Type(), ValueRange{}, "mov.u32 $0, %tid.x;", "=r",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+      /*operand_attrs=*/nullptr);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), read.getRes());
+}
+
 SmallVector<SmallVector<Value>> gdn_gpu::emitThreadCoords(OpBuilder &b,
                                                           Location loc,
                                                           RankedTensorType type) {
   auto layout = cast<DistributedLayoutAttr>(type.getEncoding());
   ArrayRef<int64_t> shape = type.getShape();
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value tid = threadIdHere(b, loc);
   ThreadBase tb = threadBase(b, loc, layout, tid);
   SmallVector<SmallVector<Value>> coords;
   for (const auto &offsets : layout.getElementCoords(shape, 0)) {

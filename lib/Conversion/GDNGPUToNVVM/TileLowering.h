@@ -56,6 +56,13 @@ public:
 /// Registers a thread holds of `type` (a tile with a distributed layout).
 int64_t registersPerThread(RankedTensorType type);
 
+/// The thread's index in the block (an index), read afresh at this point.
+/// LLVM takes `%tid.x` for an invariant and would hoist every per-register
+/// address computed from it out of the chunk loop, hundreds of 64-bit
+/// values the loop then keeps live (or spills); a read with side effects
+/// keeps each op's address arithmetic next to the op.
+Value threadIdHere(OpBuilder &b, Location loc);
+
 /// The calling thread's coordinates of each register of `type`: per
 /// register, one index value per dimension.
 SmallVector<SmallVector<Value>> emitThreadCoords(OpBuilder &b, Location loc,

@@ -102,7 +102,7 @@ struct TriInverseByBlocks : OpConversionPattern<gdn::TriInverseOp> {
                          l * l / 4, f32);
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
     Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1));
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value tid = threadIdHere(b, loc);
     auto load = [&](Value buf, Value index) {
       return memref::LoadOp::create(b, loc, buf, index).getResult();
     };
@@ -240,7 +240,7 @@ struct TriInverseThroughShared : OpConversionPattern<gdn::TriInverseOp> {
                          rewriter.getF32Type());
     Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
     Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1));
-    Value j = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value j = threadIdHere(rewriter, loc);
     Value mine = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, j, c(l));
     auto owner = scf::IfOp::create(rewriter, loc, mine, /*withElse=*/false);
     {

@@ -1,0 +1,64 @@
+// RUN: gdn-opt %s --gdn-gpu-stage-operands-early=mma-precision=bf16 | FileCheck %s
+// RUN: gdn-opt %s --gdn-gpu-stage-operands-early="mma-precision=bf16 shared-budget=0" | FileCheck %s --check-prefix=BUDGET
+// RUN: not gdn-opt %s --gdn-gpu-stage-operands-early=mma-precision=fp8 2>&1 | FileCheck %s --check-prefix=BADPREC
+
+// BADPREC: gdn-gpu-stage-operands-early: mma-precision must be bf16 or tf32, got 'fp8'
+
+#mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 64>
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#a = #gdn_gpu.dot_operand<opIdx = 0, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>>
+#b = #gdn_gpu.dot_operand<opIdx = 1, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // `kd` (a scaling of k that only feeds a staging) is computed and staged
+  // right after k is loaded, not just before the second matmul: its
+  // registers are free during the first one. The loads (memory effects),
+  // the matmuls and the accumulator chain keep their order.
+  // CHECK-LABEL: gpu.func @chunk_loop
+  // CHECK: scf.for
+  // CHECK-NEXT: %[[K:.*]] = gdn.tile_load %arg0
+  // CHECK-NEXT: %[[KD:.*]] = arith.mulf %[[K]], %{{.*}} : tensor<64x128xf32, #blocked>
+  // CHECK-NEXT: %[[KDB:.*]] = gdn_gpu.convert_layout %[[KD]] : {{.*}} -> tensor<64x128xf32, #{{.*}}>
+  // CHECK-NEXT: %[[KB:.*]] = gdn_gpu.convert_layout %[[K]] : {{.*}} -> tensor<64x128xf32, #{{.*}}>
+  // CHECK-NEXT: %[[Q:.*]] = gdn.tile_load %arg1
+  // CHECK-NEXT: %[[QA:.*]] = gdn_gpu.convert_layout %[[Q]] : {{.*}} -> tensor<64x128xf32, #{{.*}}>
+  // CHECK-NEXT: %[[S1:.*]] = gdn.matmul %[[QA]], %[[KB]]
+  // CHECK-NEXT: %[[X:.*]] = arith.addf %{{.*}}, %[[S1]]
+  // CHECK-NEXT: %[[S2:.*]] = gdn.matmul %[[QA]], %[[KDB]]
+  // CHECK-NEXT: arith.addf %[[X]], %[[S2]]
+  //
+  // Without room for kd's buffer beside the others, kd and its staging stay
+  // where they were (the moves that cost no shared memory are kept).
+  // BUDGET-LABEL: gpu.func @chunk_loop
+  // BUDGET: %[[KD:.*]] = arith.mulf
+  // BUDGET-NEXT: %[[S1:.*]] = gdn.matmul
+  // BUDGET-NEXT: arith.addf %{{.*}}, %[[S1]]
+  // BUDGET-NEXT: gdn_gpu.convert_layout %[[KD]]
+  // BUDGET-NEXT: gdn.matmul
+  gpu.func @chunk_loop(%km: memref<64x128xf32>, %qm: memref<64x128xf32>,
+                       %out: memref<64x64xf32>, %n: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %two = arith.constant dense<2.0> : tensor<64x128xf32, #blocked>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) {
+      %k = gdn.tile_load %km[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+      %q = gdn.tile_load %qm[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+      %qa = gdn_gpu.convert_layout %q : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #a>
+      %kb = gdn_gpu.convert_layout %k : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #b>
+      %kd = arith.mulf %k, %two : tensor<64x128xf32, #blocked>
+      %s1 = gdn.matmul %qa, %kb transpose_b mask none
+          : tensor<64x128xf32, #a>, tensor<64x128xf32, #b> -> tensor<64x64xf32, #mma>
+      %x = arith.addf %acc, %s1 : tensor<64x64xf32, #mma>
+      %kdb = gdn_gpu.convert_layout %kd : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #b>
+      %s2 = gdn.matmul %qa, %kdb transpose_b mask none
+          : tensor<64x128xf32, #a>, tensor<64x128xf32, #b> -> tensor<64x64xf32, #mma>
+      %y = arith.addf %x, %s2 : tensor<64x64xf32, #mma>
+      scf.yield %y : tensor<64x64xf32, #mma>
+    }
+    %rb = gdn_gpu.convert_layout %r : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+    gdn.tile_store %rb, %out[%c0, %c0] dims [0, 1] : tensor<64x64xf32, #blocked>, memref<64x64xf32>
+    gpu.return
+  }
+}
+}
