@@ -24,7 +24,7 @@ for kernel in "$kernels"/*.mlir; do
     name="$(basename "$kernel" .mlir) $schedule K=$k V=$v $dt"
     ptx="$tmp/kernel.ptx"
     "$run" --kernel "$kernel" --emit ptx --head-dim-k "$k" --head-dim-v "$v" \
-      --dtype "$dt" --seqlens 1 --schedule "$schedule" -o "$ptx"
+      --dtype "$dt" --seqlens 1 --schedule "$schedule" --gpu-backend simt -o "$ptx"
     if ! grep -q 'mma.sync.aligned' "$ptx"; then
       echo "FAIL $name: no tensor-core instruction (mma.sync) in the PTX" | tee -a "$report"
       status=1

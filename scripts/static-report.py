@@ -2,8 +2,9 @@
 """The GPU back end's static report: no GPU needed.
 
 For every kernel file in KERNELS_DIR, every built-in schedule (and the
-V-split `fused v-block=64` that --schedule auto may pick) and both GPU
-back ends (simt; tiles, the register-tile back end with wgmma), compiles
+V-split `fused v-block=64` that --schedule auto may pick) and each GPU
+back end (simt, tf32 operands; tiles, the register-tile back end with
+wgmma, bf16 operands as benchmarked; tiles-tf32), compiles
 the kernels for sm_90a at the benchmark shape (K = V = 128, bf16), assembles
 them with ptxas and disassembles the cubin with cuobjdump. For each GPU
 kernel it records:
@@ -34,7 +35,9 @@ import tempfile
 
 # "fused v-block=64" is the V-split that --schedule auto may pick.
 SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq", "fused v-block=64"]
-BACKENDS = ["simt", "tiles"]
+# A back end with its default operands (simt: tf32; tiles: bf16, what the
+# benchmarks run), and tiles with tf32 operands.
+BACKENDS = ["simt", "tiles", "tiles-tf32"]
 SHAPE = {"K": 128, "V": 128, "dtype": "bf16"}
 OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL"]
 # Bounds written by --update: counts that must not grow, counts that must
@@ -93,7 +96,8 @@ def measure(args, kernel_file, schedule, backend, tmp):
     run([args.gdn_run, "--kernel", kernel_file, "--emit", "artifact", "-o", art,
          "--head-dim-k", str(SHAPE["K"]), "--head-dim-v", str(SHAPE["V"]),
          "--dtype", SHAPE["dtype"], "--seqlens", "1", "--schedule", schedule,
-         "--gpu-backend", backend])
+         "--gpu-backend", backend.split("-")[0]]
+        + (["--mma", backend.split("-")[1]] if "-" in backend else []))
     rows = {}
     for root, _, files in os.walk(art):
         manifest = {}
@@ -139,7 +143,7 @@ def main():
     ap.add_argument("--schedules", default=",".join(SCHEDULES),
                     help="comma-separated schedules (default: every built-in one)")
     ap.add_argument("--backends", default=",".join(BACKENDS),
-                    help="comma-separated GPU back ends (default: simt,tiles)")
+                    help="comma-separated GPU back ends (default: simt,tiles,tiles-tf32)")
     ap.add_argument("--update", action="store_true",
                     help="rewrite BOUNDS from the current counts instead of checking")
     args = ap.parse_args()

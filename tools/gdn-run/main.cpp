@@ -60,8 +60,8 @@ struct Options {
   std::string chip = "sm_90a";
   int warmup = 3, repeat = 20;
   int64_t blockSize = 256;
-  std::string mma = "tf32";
-  std::string gpuBackend = "simt";
+  std::string mma; // default: bf16 on tiles, tf32 on simt
+  std::string gpuBackend = "tiles";
   int64_t warpgroups = 2;
   int64_t sharedMemory = 196608;
   std::string schedule;
@@ -118,13 +118,14 @@ int main(int argc, char **argv) {
   app.add_option("--kernels-dir", o.kernelsDir, "where kernel NAMEs are found "
                  "(default: $GDN_KERNELS_DIR or the source tree's kernels/)");
   app.add_option("--schedule", o.schedule, "fusion schedule: fused "
-                 "(default: one kernel, state on chip), staged (prepare / "
+                 "(one kernel, state on chip), staged (prepare / "
                  "state / output kernels, fp32 intermediates), staged-bf16, "
                  "split-seq (segments in parallel, combined), auto (picked "
                  "per call from the programs, the longest sequence and the "
                  "GPU's SMs), a schedule FILE or a schedule text such as "
                  "\"fused v-block=64\" (docs/Schedules.md); default: "
-                 "$GDN_SCHEDULE, else fused");
+                 "$GDN_SCHEDULE, else auto for the GPU (a cuda run, --emit "
+                 "ptx or artifact) and fused for the CPU");
   app.add_option("--emit", o.emit, "print the compiled kernel instead of "
                  "running it: tile (the specialised tile program), scheduled "
                  "(its kernels after the schedule), mlir (LLVM dialect, CPU), "
@@ -144,11 +145,12 @@ int main(int argc, char **argv) {
                  "memory per block for tile buffers (0: all in global "
                  "scratch)")->capture_default_str();
   app.add_option("--mma", o.mma, "cuda: tensor-core operand precision, tf32 "
-                 "(mma.sync m16n8k8) or bf16 (ldmatrix + mma.sync m16n8k16)")
-      ->check(CLI::IsMember({"tf32", "bf16"}))->capture_default_str();
-  app.add_option("--gpu-backend", o.gpuBackend, "cuda: code generator, simt "
-                 "(block-wide loops, mma.sync) or tiles (register tiles with "
-                 "layouts and wgmma; docs/GPUBackend.md)")
+                 "or bf16 (fp32 accumulation either way); default: bf16 on "
+                 "the tiles back end, tf32 on simt")
+      ->check(CLI::IsMember({"tf32", "bf16"}));
+  app.add_option("--gpu-backend", o.gpuBackend, "cuda: code generator, tiles "
+                 "(register tiles with layouts and wgmma; docs/GPUBackend.md) "
+                 "or simt (the first one: block-wide loops, mma.sync)")
       ->check(CLI::IsMember({"simt", "tiles"}))->capture_default_str();
   CLI::Option *warpgroupsOption = app.add_option(
       "--warpgroups", o.warpgroups,
@@ -299,6 +301,8 @@ int main(int argc, char **argv) {
   backendOptions.repeat = o.repeat;
   backendOptions.chip = o.chip;
   backendOptions.blockSize = o.blockSize;
+  if (o.mma.empty())
+    o.mma = o.gpuBackend == "tiles" ? "bf16" : "tf32";
   backendOptions.mma = o.mma;
   backendOptions.gpuBackend = o.gpuBackend;
   backendOptions.warpgroups = o.warpgroups;
@@ -315,6 +319,16 @@ int main(int argc, char **argv) {
   if (const char *env = std::getenv("GDN_SCHEDULE");
       env && *env && o.schedule.empty() && o.artifactsDir.empty())
     o.schedule = env;
+  // The schedule that fills a GPU depends on the call (docs/Schedules.md):
+  // auto by default there; the CPU runs one program per core either way.
+  if (o.schedule.empty() && o.artifactsDir.empty()) {
+    std::string why;
+    bool forGpu = o.emit.empty()
+                      ? o.backend == "cuda" ||
+                            (o.backend == "auto" && cudaAvailable(why))
+                      : o.emit == "ptx" || o.emit == "artifact";
+    o.schedule = forGpu ? kAutoSchedule : "fused";
+  }
   backendOptions.schedule = o.schedule;
   const KernelShape shape = shapeOf(problem);
 
