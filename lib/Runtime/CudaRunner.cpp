@@ -539,6 +539,11 @@ Status CudaRunner::launchOnDevice(const std::vector<PlannedLaunch> &launches,
   if (Status st = I.resolveKernels(launches, args, loaded, scratchBytes);
       !st.ok())
     return st;
+  // Checked before anything runs (LoadStoreOpToNVVM vectorises rows).
+  for (const KernelArg &a : args)
+    if (a.kind == KernelArg::Kind::Buffer && a.elements() > 0)
+      if (Status st = checkDeviceAlignment(a.name, a.data); !st.ok())
+        return st;
   // Workspaces and scratch share one block, each 256-byte aligned.
   auto aligned = [](size_t n) { return (n + 255) / 256 * 256; };
   std::vector<size_t> offsets(args.size(), 0);

@@ -227,6 +227,23 @@ def test_checked_mode_refuses_on_the_device():
     assert torch.equal(before, d["state_pool"])
 
 
+def test_misaligned_tensor_is_refused():
+    """The kernels move rows as 16-byte vectors: a tensor starting 2 bytes
+    into its storage is refused by name, and nothing is written."""
+    rng, _ = problems.seeded()
+    call = problems.pool_call(rng, [100], H=2, HV=4, K=K, V=V)
+    d = to_device(call)
+    q = d["q"]
+    shifted = torch.empty(q.numel() + 1, dtype=q.dtype, device="cuda")[1:].view(q.shape)
+    shifted.copy_(q)
+    d["q"] = shifted
+    before = d["state_pool"].clone()
+    with pytest.raises(ValueError, match=r"tensor 'q': device address .* not 16-byte aligned"):
+        gdn.default_kernel().gdn_extend_chunkwise(**d)
+    torch.cuda.synchronize()
+    assert torch.equal(before, d["state_pool"])
+
+
 def test_cuda_graph_replay_matches_eager():
     rng, seed = problems.seeded()
     call = problems.pool_call(rng, [500, 200], H=2, HV=4, K=K, V=V)

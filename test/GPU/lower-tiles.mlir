@@ -118,15 +118,46 @@ module attributes {gpu.container_module} {
 gpu.module @k {
   // Loads and stores with a row count: the row index is clamped and the
   // value selected for loads, stores are guarded. 64 x 64 over 128 threads:
-  // 32 registers, 32 loads and 32 guarded stores a thread.
+  // 32 registers a thread, in runs of four consecutive columns of one row,
+  // so 8 aligned 16-byte loads and 8 guarded 16-byte stores.
   // CHECK-LABEL: gpu.func @ragged
-  // CHECK-COUNT-32: arith.select %{{.*}}, %{{.*}}, %c0{{.*}} : index
+  // CHECK-COUNT-8: arith.select %{{.*}}, %{{.*}}, %c0{{.*}} : index
+  // CHECK-NOT: memref.load
+  // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x64xf32>, vector<4xf32>
+  // CHECK-NEXT: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
   // CHECK: vector.from_elements {{.*}} : vector<32xf32>
-  // CHECK-COUNT-32: scf.if
+  // CHECK-COUNT-8: scf.if
+  // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x64xf32>, vector<4xf32>
+  // CHECK-NOT: memref.store
   gpu.func @ragged(%m: memref<64x64xf32>, %o: memref<64x64xf32>, %n: index) kernel {
     %c0 = arith.constant 0 : index
     %t = gdn.tile_load %m[%c0, %c0] dims [0, 1] rows %n : memref<64x64xf32> -> tensor<64x64xf32, #blocked>
     gdn.tile_store %t, %o[%c0, %c0] dims [0, 1] rows %n : tensor<64x64xf32, #blocked>, memref<64x64xf32>
+    gpu.return
+  }
+}
+}
+
+// -----
+
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // A corner column that may not be a multiple of four (here a kernel
+  // argument) could misalign the runs: one access per element. A corner
+  // built as a multiple of 64 (a V-split block's first row) keeps them.
+  // CHECK-LABEL: gpu.func @corners
+  // CHECK-COUNT-32: memref.load %{{.*}} : memref<64x256xf32>
+  // CHECK-NOT: memref.load
+  // CHECK-COUNT-8: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x256xf32>, vector<4xf32>
+  gpu.func @corners(%m: memref<64x256xf32>, %o: memref<64x64xf32>, %col: index, %blk: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %a = gdn.tile_load %m[%c0, %col] dims [0, 1] : memref<64x256xf32> -> tensor<64x64xf32, #blocked>
+    %v0 = arith.muli %blk, %c64 : index
+    %b = gdn.tile_load %m[%c0, %v0] dims [0, 1] : memref<64x256xf32> -> tensor<64x64xf32, #blocked>
+    %s = arith.addf %a, %b : tensor<64x64xf32, #blocked>
+    gdn.tile_store %s, %o[%c0, %c0] dims [0, 1] : tensor<64x64xf32, #blocked>, memref<64x64xf32>
     gpu.return
   }
 }
@@ -192,7 +223,7 @@ gpu.module @k {
   // CHECK-NOT: math.fma
   // CHECK: memref.load %{{.*}} : memref<?xi64>
   // CHECK: memref.load %{{.*}} : memref<?xi64>
-  // CHECK: memref.load %{{.*}} : memref<?x?x64x64xf32>
+  // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?x64x64xf32>, vector<4xf32>
   gpu.func @families(%x: memref<64x128xf32>, %g: memref<64xf32>, %a: memref<64x64xf32>,
                      %pool: memref<?x?x64x64xf32>, %indices: memref<?xi64>, %indptr: memref<?xi64>,
                      %o: memref<64x128xf32>, %c: memref<64xf32>, %t: memref<64x64xf32>, %last: memref<1xf32>) kernel {

@@ -15,6 +15,8 @@
 #include "gdn/Runtime/LaunchPlan.h"
 #include "gdn/TensorIO/Status.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +32,25 @@ struct GpuRunReport {
   bool guardsIntact = true;  // bytes around every buffer unchanged
   std::string guardMessage;
 };
+
+/// The GPU kernels move rows of q / k / v / o, gates and states as vectors
+/// of up to 16 bytes, so every tensor must start on a 16-byte boundary.
+inline constexpr uintptr_t kDeviceAlignment = 16;
+
+/// Refuses (a value error naming the tensor) a device address the kernels
+/// cannot use.
+inline Status checkDeviceAlignment(const std::string &tensor,
+                                   const void *address) {
+  auto at = reinterpret_cast<uintptr_t>(address);
+  if (at % kDeviceAlignment == 0)
+    return Status::success();
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(at));
+  return Status::error("tensor '" + tensor + "': device address " + hex +
+                       " is not 16-byte aligned; the GPU kernels move its "
+                       "rows as 16-byte vectors (pass storage that starts on "
+                       "a 16-byte boundary, e.g. a fresh or cloned tensor)");
+}
 
 class CudaRunner {
 public:

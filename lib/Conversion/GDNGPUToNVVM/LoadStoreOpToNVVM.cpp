@@ -1,10 +1,13 @@
 //===- LoadStoreOpToNVVM.cpp - tiles in and out of global memory ----------===//
 //
 // Each thread loads and stores the elements its layout gives it (a blocked
-// layout with order [1, 0] makes a warp's accesses row segments). Rows past
-// a ragged tail's count read as zero and are not written: a load reads
-// row 0 instead (a chunk has at least one row) and selects zero, a store
-// is guarded.
+// layout with order [1, 0] makes a warp's accesses row segments). Where the
+// tile's columns are the memref's contiguous dimension, a thread's runs of
+// consecutive columns (four in the blocked layout, two in the accumulator)
+// move as one vector access of up to 16 bytes instead of one access per
+// element. Rows past a ragged tail's count read as zero and are not
+// written: a load reads row 0 instead (a chunk has at least one row) and
+// selects zero, a store is guarded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +17,7 @@
 #include "gdn/Dialect/ScalarFormulas.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -32,23 +36,75 @@ SmallVector<Value> indicesOf(OpBuilder &b, Location loc, ValueRange corner,
   return idx;
 }
 
+/// Whether index `v` is a multiple of `n` for every value it takes: a
+/// constant, or a sum or product built from such.
+bool isMultipleOf(Value v, int64_t n) {
+  if (n == 1)
+    return true;
+  if (auto c = getConstantIntValue(v))
+    return *c % n == 0;
+  if (auto mul = v.getDefiningOp<arith::MulIOp>())
+    return isMultipleOf(mul.getLhs(), n) || isMultipleOf(mul.getRhs(), n);
+  if (auto add = v.getDefiningOp<arith::AddIOp>())
+    return isMultipleOf(add.getLhs(), n) && isMultipleOf(add.getRhs(), n);
+  return false;
+}
+
+/// Registers per global access. Runs of the layout along the tile's columns
+/// become one access when those columns are the memref's contiguous
+/// dimension and every run starts on a multiple of its length: the row
+/// length (K or V), the corner column and the run's own offset are such
+/// multiples, so with a base address aligned to 16 bytes (the runtimes
+/// check) each vector access is aligned to its size.
+int64_t globalRunLength(RankedTensorType type, MemRefType memref,
+                        ValueRange corner, ArrayRef<int64_t> dims) {
+  if (type.getRank() != 2 || dims.size() != 2 ||
+      dims[1] != memref.getRank() - 1 || !memref.getLayout().isIdentity())
+    return 1;
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  int64_t run = vectorRunLength(type, 1, 16 / bytes);
+  int64_t rowLength = memref.getShape().back();
+  if (ShapedType::isDynamic(rowLength) || rowLength % run != 0 ||
+      !isMultipleOf(corner[dims[1]], run))
+    return 1;
+  return run;
+}
+
 /// The registers of a tile of `type` read from `source` at `corner` along
 /// `dims`; rows at or past `rows` (when given) are zero.
 Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
                     RankedTensorType type, Value source, ValueRange corner,
                     ArrayRef<int64_t> dims, Value rows) {
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  Type element = type.getElementType();
+  int64_t run = globalRunLength(type, cast<MemRefType>(source.getType()),
+                                corner, dims);
+  auto runType = VectorType::get({run}, element);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(runType));
+  Value zeroElement = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
   SmallVector<Value> out;
-  for (SmallVector<Value> coord : emitThreadCoords(b, loc, type)) {
+  for (size_t first = 0; first < coords.size(); first += run) {
+    SmallVector<Value> coord = coords[first];
     Value keep;
     if (rows) {
       keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coord[0], rows);
       coord[0] = arith::SelectOp::create(b, loc, keep, coord[0], c0);
     }
-    Value v = memref::LoadOp::create(b, loc, source,
-                                     indicesOf(b, loc, corner, dims, coord));
-    out.push_back(keep ? arith::SelectOp::create(b, loc, keep, v, zero) : v);
+    SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
+    if (run == 1) {
+      Value v = memref::LoadOp::create(b, loc, source, idx);
+      out.push_back(keep ? arith::SelectOp::create(b, loc, keep, v, zeroElement)
+                         : v);
+      continue;
+    }
+    Value v = vector::LoadOp::create(
+        b, loc, runType, source, idx, /*nontemporal=*/false,
+        llvm::MaybeAlign(run * type.getElementTypeBitWidth() / 8));
+    if (keep)
+      v = arith::SelectOp::create(b, loc, keep, v, zero);
+    for (int64_t i = 0; i < run; ++i)
+      out.push_back(vector::ExtractOp::create(b, loc, v, i));
   }
   return vector::FromElementsOp::create(b, loc, converter.convertType(type), out);
 }
@@ -58,18 +114,31 @@ Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
 void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value regs,
                     Value dest, ValueRange corner, ArrayRef<int64_t> dims,
                     Value rows) {
-  for (auto [reg, coord] : llvm::enumerate(emitThreadCoords(b, loc, type))) {
-    Value v = vector::ExtractOp::create(b, loc, regs, reg);
+  int64_t run = globalRunLength(type, cast<MemRefType>(dest.getType()),
+                                corner, dims);
+  SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
+  for (size_t first = 0; first < coords.size(); first += run) {
+    const SmallVector<Value> &coord = coords[first];
+    Value v = run == 1 ? vector::ExtractOp::create(b, loc, regs, first).getResult()
+                       : registerRun(b, loc, regs, first, run);
     SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
+    auto store = [&](OpBuilder &at) {
+      if (run == 1)
+        memref::StoreOp::create(at, loc, v, dest, idx);
+      else
+        vector::StoreOp::create(
+            at, loc, v, dest, idx, /*nontemporal=*/false,
+            llvm::MaybeAlign(run * type.getElementTypeBitWidth() / 8));
+    };
     if (!rows) {
-      memref::StoreOp::create(b, loc, v, dest, idx);
+      store(b);
       continue;
     }
     Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coord[0], rows);
     auto guard = scf::IfOp::create(b, loc, keep, /*withElse=*/false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(guard.thenBlock());
-    memref::StoreOp::create(b, loc, v, dest, idx);
+    store(b);
   }
 }
 
