@@ -119,7 +119,8 @@ runtime:
 	  -DCMAKE_SHARED_LINKER_FLAGS="-static-libstdc++ -static-libgcc"
 	ninja -C build-rt -j$(JOBS) gdn-run gdn
 
-# One artifact per kernel shape the test matrix and the benchmark use.
+# One artifact set per kernel shape the test matrix and the benchmark use
+# (the GPU defaults: register tiles, bf16 operands, an auto set).
 ARTIFACT_SHAPES := 128:128:bf16 64:64:bf16 64:64:f16 64:128:bf16 128:64:bf16 128:128:f16
 artifacts: build
 	@for s in $(ARTIFACT_SHAPES); do \

@@ -26,14 +26,14 @@ emit() { # dir kernel extra-flags... (for every shape)
 one() { # dir kernel extra-flags... (K = V = 128 bf16)
   local dir=$1 kernel=$2; shift 2
   mkdir -p "$dir"
-  "$RUN" --kernel "$kernel" --emit artifact --seqlens 1 "$@" -o "$dir"
+  "$RUN" --kernel "$kernel" --emit artifact --seqlens 1 --schedule fused --gpu-backend simt "$@" -o "$dir"
 }
 rm -rf artifacts artifacts-bf16
 mkdir -p artifacts artifacts-bf16
 for s in $SCHEDULES; do
-  emit "artifacts/$(basename "$s" .sched)" kernels/gdn_chunked.mlir --schedule "$s"
+  emit "artifacts/$(basename "$s" .sched)" kernels/gdn_chunked.mlir --schedule "$s" --gpu-backend simt
 done
-emit artifacts-bf16 kernels/gdn_chunked.mlir --mma bf16
+emit artifacts-bf16 kernels/gdn_chunked.mlir --schedule fused --gpu-backend simt --mma bf16
 # The register-tile back end (--gpu-backend tiles): artifacts-tiles/<schedule>-<mma>/.
 rm -rf artifacts-tiles
 for sched in ${TILE_SCHEDULES:-fused}; do

@@ -221,13 +221,13 @@ Status capi::runOnDevice(gdn_context &context, int interface,
   if (checked)
     if (Status s = checkGateValues(problem); !s.ok())
       return s;
+  // No new tokens: nothing to compute, no state to write (SPEC.md).
+  if (problem.dims.T == 0 || flags.validate_only)
+    return Status::success();
   for (const auto &[name, view] : views)
     if (view.numel() > 0)
       if (Status s = checkDeviceAlignment(name, view.data); !s.ok())
         return s;
-  // No new tokens: nothing to compute, no state to write (SPEC.md).
-  if (problem.dims.T == 0 || flags.validate_only)
-    return Status::success();
 
   runtimeFailure = true;
   DeviceKernel *kernel = nullptr;

@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -139,11 +140,13 @@ int main(int argc, char **argv) {
                  "in DIR (or DIR/k<K>_v<V>_<dtype>) instead of compiling");
   app.add_option("--chip", o.chip, "cuda: target architecture")
       ->capture_default_str();
-  app.add_option("--block-size", o.blockSize, "cuda: threads per block (a "
-                 "multiple of 32)")->capture_default_str();
-  app.add_option("--shared-memory", o.sharedMemory, "cuda: bytes of shared "
-                 "memory per block for tile buffers (0: all in global "
-                 "scratch)")->capture_default_str();
+  CLI::Option *blockSizeOption =
+      app.add_option("--block-size", o.blockSize, "cuda, simt: threads per "
+                     "block (a multiple of 32)")->capture_default_str();
+  CLI::Option *sharedMemoryOption =
+      app.add_option("--shared-memory", o.sharedMemory, "cuda, simt: bytes "
+                     "of shared memory per block for tile buffers (0: all in "
+                     "global scratch)")->capture_default_str();
   app.add_option("--mma", o.mma, "cuda: tensor-core operand precision, tf32 "
                  "or bf16 (fp32 accumulation either way); default: bf16 on "
                  "the tiles back end, tf32 on simt")
@@ -310,6 +313,11 @@ int main(int argc, char **argv) {
     return refuse("--warpgroups applies to the register-tile GPU back end "
                   "only (--gpu-backend tiles); the simt back end takes "
                   "--block-size");
+  if ((blockSizeOption->count() > 0 || sharedMemoryOption->count() > 0) &&
+      o.gpuBackend != "simt")
+    return refuse("--block-size and --shared-memory apply to the simt GPU "
+                  "back end only (--gpu-backend simt); the tiles back end "
+                  "takes --warpgroups and plans its shared memory itself");
   backendOptions.sharedMemory = o.sharedMemory;
   if (!o.schedule.empty() && !o.artifactsDir.empty())
     return refuse("--schedule and --artifacts: an artifact's schedule was "
@@ -321,11 +329,16 @@ int main(int argc, char **argv) {
     o.schedule = env;
   // The schedule that fills a GPU depends on the call (docs/Schedules.md):
   // auto by default there; the CPU runs one program per core either way.
+  std::string whyNoCuda;
+  std::optional<bool> haveCuda; // asked once: it creates a CUDA context
+  auto cudaHere = [&]() {
+    if (!haveCuda)
+      haveCuda = cudaAvailable(whyNoCuda);
+    return *haveCuda;
+  };
   if (o.schedule.empty() && o.artifactsDir.empty()) {
-    std::string why;
     bool forGpu = o.emit.empty()
-                      ? o.backend == "cuda" ||
-                            (o.backend == "auto" && cudaAvailable(why))
+                      ? o.backend == "cuda" || (o.backend == "auto" && cudaHere())
                       : o.emit == "ptx" || o.emit == "artifact";
     o.schedule = forGpu ? kAutoSchedule : "fused";
   }
@@ -418,9 +431,9 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  std::string backend = o.backend, whyNoCuda;
+  std::string backend = o.backend;
   if (backend == "auto")
-    backend = cudaAvailable(whyNoCuda) ? "cuda" : "cpu";
+    backend = cudaHere() ? "cuda" : "cpu";
   if (backend == "cpu" && !canCompile())
     return refuse("this gdn-run is a runtime-only build: it runs artifacts on "
                   "a GPU only (--backend cuda --artifacts DIR)");

@@ -61,6 +61,9 @@ int64_t globalRunLength(RankedTensorType type, MemRefType memref,
   if (type.getRank() != 2 || dims.size() != 2 ||
       dims[1] != memref.getRank() - 1 || !memref.getLayout().isIdentity())
     return 1;
+  if (!type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8 != 0)
+    return 1;
   int64_t bytes = type.getElementTypeBitWidth() / 8;
   int64_t run = vectorRunLength(type, 1, 16 / bytes);
   int64_t rowLength = memref.getShape().back();
