@@ -63,10 +63,11 @@ def GDNFoldMatmulAccumulate
   let description = [{
     `arith.addf %c, %p` (either order) where `%p` is a `gdn.matmul` with
     `mask none`, no `acc` and no other use becomes one `gdn.matmul` with
-    `acc(%c)`, at the add. On the GPU's register tiles the product then
-    accumulates into `%c`'s registers, so the sum holds one tile, not two
-    (the state update `exp(gamma_last) M + Vn^T Kd` holds the 128 x 128
-    state once). Runs after inlining in the register-tile GPU pipeline and
+    `acc(%c)`: where the product was when `%c` is defined by then, else
+    right after `%c` (past other matmuls if need be). On the GPU's register
+    tiles the product then accumulates into `%c`'s registers, so the sum
+    holds one tile, not two (the state update `exp(gamma_last) M + Vn^T Kd`
+    holds the 128 x 128 state once). Runs after inlining in the register-tile GPU pipeline and
     in the CPU pipeline (which lowers `acc` back to an add, so the CPU
     matrix checks what the tiles back end runs); the first GPU code
     generator's pipeline leaves the adds as written.

@@ -3,12 +3,11 @@
 // arith.addf(c, gdn.matmul(a, b)) -> gdn.matmul(a, b) acc(c), when the
 // matmul has no mask and the add is its only user. The new matmul sits
 // where the old one was when c is available there, else right after c's
-// definition when that follows in the same block with no other matmul in
-// between, c's definition included. Otherwise the add stays: moving a
-// matmul past another would keep both one's staged operands alive across
-// the other (the GPU plans their shared memory by lifetime; split-seq's
-// transition would outgrow it). When both operands are products, the later
-// one absorbs the earlier.
+// definition when that follows in the same block, past other matmuls if
+// need be: the product's registers then never live beside c's (split-seq's
+// transition spilled while it kept U^T Kd in registers across two 128 x 128
+// products). When both operands are products, the later one absorbs the
+// earlier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,22 +50,16 @@ bool availableAt(Value v, Operation *op) {
 
 /// Where `acc + mm` may become one matmul: at `mm` when `acc` is available
 /// there, else right after `acc`'s definition when that follows `mm` in
-/// its block with no matmul between them, `acc`'s definition included.
-/// Null when neither holds.
-Operation *foldPoint(Value acc, MatmulOp mm, bool &after) {
+/// its block (`mm`'s operands dominate it there). Null when neither holds.
+Operation *foldPoint(Value acc, MatmulOp mm, bool mayMove, bool &after) {
   after = false;
   if (availableAt(acc, mm))
     return mm;
   Operation *def = acc.getDefiningOp();
+  if (!mayMove)
+    return nullptr;
   if (!def || def->getBlock() != mm->getBlock() || !mm->isBeforeInBlock(def))
     return nullptr;
-  for (Operation &op : llvm::make_range(std::next(mm->getIterator()),
-                                        std::next(def->getIterator()))) {
-    bool product = false;
-    op.walk([&](MatmulOp) { product = true; });
-    if (product)
-      return nullptr;
-  }
   after = true;
   return def;
 }
@@ -78,28 +71,31 @@ struct AddOfMatmul : OpRewritePattern<arith::AddFOp> {
     if (!isa<RankedTensorType>(add.getType()))
       return failure();
     // Either operand may be the product; when both are, the one that can
-    // absorb the other where it stands (the later one) is taken.
-    for (auto [accValue, product] : {std::pair(add.getLhs(), add.getRhs()),
-                                     std::pair(add.getRhs(), add.getLhs())}) {
-      Value acc = accValue;
-      MatmulOp mm = foldableProduct(product);
-      if (!mm || acc.getType() != mm.getType())
-        continue;
-      bool after = false;
-      Operation *at = foldPoint(acc, mm, after);
-      if (!at)
-        continue;
-      if (after)
-        rewriter.setInsertionPointAfter(at);
-      else
-        rewriter.setInsertionPoint(at);
-      Value folded = MatmulOp::create(
-          rewriter, add.getLoc(), mm.getType(), mm.getLhs(), mm.getRhs(),
-          /*decay=*/Value(), acc, mm.getTransposeA(), mm.getTransposeB(),
-          MaskKind::none);
-      rewriter.replaceOp(add, folded);
-      rewriter.eraseOp(mm);
-      return success();
+    // absorb the other where it stands (the later one) is taken before
+    // moving either.
+    for (bool mayMove : {false, true}) {
+      for (auto [accValue, product] : {std::pair(add.getLhs(), add.getRhs()),
+                                       std::pair(add.getRhs(), add.getLhs())}) {
+        Value acc = accValue;
+        MatmulOp mm = foldableProduct(product);
+        if (!mm || acc.getType() != mm.getType())
+          continue;
+        bool after = false;
+        Operation *at = foldPoint(acc, mm, mayMove, after);
+        if (!at)
+          continue;
+        if (after)
+          rewriter.setInsertionPointAfter(at);
+        else
+          rewriter.setInsertionPoint(at);
+        Value folded = MatmulOp::create(
+            rewriter, add.getLoc(), mm.getType(), mm.getLhs(), mm.getRhs(),
+            /*decay=*/Value(), acc, mm.getTransposeA(), mm.getTransposeB(),
+            MaskKind::none);
+        rewriter.replaceOp(add, folded);
+        rewriter.eraseOp(mm);
+        return success();
+      }
     }
     return failure();
   }

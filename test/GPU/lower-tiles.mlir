@@ -27,6 +27,10 @@ gpu.module @k {
   // CHECK-NOT: memref.store {{.*}} : memref<8192xbf16
   // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
   // CHECK-NEXT: nvvm.barrier0
+  // Both descriptor bases pass an opaque move at the matmul, so LLVM
+  // cannot hoist the descriptors out of a chunk loop (ptxas spilled them).
+  // CHECK: llvm.inline_asm has_side_effects "mov.b64 $0, $1;", "=l,l"
+  // CHECK: llvm.inline_asm has_side_effects "mov.b64 $0, $1;", "=l,l"
   // CHECK: nvvm.wgmma.fence.aligned
   // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
   // CHECK-NOT: nvvm.wgmma.mma_async

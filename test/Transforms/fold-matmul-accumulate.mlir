@@ -82,12 +82,15 @@ func.func @acc_after_product(%vn: tensor<64x128xf32>, %kd: tensor<64x128xf32>, %
 
 // -----
 
-// ...but not past another matmul: both would keep their staged operands
-// alive across each other.
-// CHECK-LABEL: func @not_past_a_matmul
-// CHECK-NOT: acc(
-// CHECK: arith.addf
-func.func @not_past_a_matmul(%vn: tensor<64x128xf32>, %kd: tensor<64x128xf32>, %m: tensor<128x128xf32>) -> tensor<128x128xf32> {
+// ...past another matmul too: the product's tile then never lives beside
+// c's (split-seq's transition kept U^T Kd in registers across two
+// 128 x 128 products and spilled).
+// CHECK-LABEL: func @past_a_matmul
+// CHECK: %[[MB:.*]] = gdn.matmul %arg2, %arg2 mask none :
+// CHECK-NEXT: %[[C:.*]] = arith.mulf %[[MB]], %[[MB]]
+// CHECK-NEXT: gdn.matmul %arg0, %arg1 transpose_a mask none acc(%[[C]] : tensor<128x128xf32>)
+// CHECK-NOT: arith.addf
+func.func @past_a_matmul(%vn: tensor<64x128xf32>, %kd: tensor<64x128xf32>, %m: tensor<128x128xf32>) -> tensor<128x128xf32> {
   %u = gdn.matmul %vn, %kd transpose_a mask none : tensor<64x128xf32>, tensor<64x128xf32> -> tensor<128x128xf32>
   %mb = gdn.matmul %m, %m mask none : tensor<128x128xf32>, tensor<128x128xf32> -> tensor<128x128xf32>
   %c = arith.mulf %mb, %mb : tensor<128x128xf32>

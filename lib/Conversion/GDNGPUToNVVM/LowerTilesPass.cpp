@@ -45,17 +45,11 @@ struct LowerTilesPass
   using Base::Base;
 
   void runOnOperation() override {
-    MmaPrecision precision;
-    if (mmaPrecision == "bf16")
-      precision = MmaPrecision::bf16;
-    else if (mmaPrecision == "tf32")
-      precision = MmaPrecision::tf32;
-    else {
-      mlir::emitError(getOperation().getLoc())
-          << "gdn-gpu-lower-tiles: mma-precision must be bf16 or tf32, got '"
-          << mmaPrecision << "'";
+    FailureOr<MmaPrecision> parsed = parseMmaPrecision(
+        mmaPrecision, "gdn-gpu-lower-tiles", getOperation());
+    if (failed(parsed))
       return signalPassFailure();
-    }
+    MmaPrecision precision = *parsed;
     MLIRContext *ctx = &getContext();
     TileTypeConverter converter(ctx, precision);
     ConversionTarget target(*ctx);
@@ -79,7 +73,7 @@ struct LowerTilesPass
         });
 
     auto result = getOperation().walk([&](gpu::GPUFuncOp kernel) {
-      SharedMemoryPlan plan(kernel, precision == MmaPrecision::bf16 ? 2 : 4);
+      SharedMemoryPlan plan(kernel, stagedElementBytes(precision));
       RewritePatternSet patterns(ctx);
       populateElementwiseOpToNVVMPatterns(converter, patterns);
       populateLoadStoreOpToNVVMPatterns(converter, patterns);

@@ -91,8 +91,9 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
     Type f32 = rewriter.getF32Type();
     auto accType = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(instrN / 2, f32));
-    Value aBase = sharedAddress(rewriter, loc, adaptor.getLhs());
-    Value bBase = sharedAddress(rewriter, loc, adaptor.getRhs());
+    // Descriptors are built at the matmul, not hoisted (opaqueHere).
+    Value aBase = opaqueHere(rewriter, loc, sharedAddress(rewriter, loc, adaptor.getLhs()));
+    Value bBase = opaqueHere(rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()));
     if (groups > 1) {
       // B's columns are staged rows: this warpgroup's start instrN rows in.
       Value group = arith::DivUIOp::create(

@@ -83,18 +83,11 @@ struct StageOperandsEarlyPass
   using Base::Base;
 
   void runOnOperation() override {
-    int64_t stagedBytes;
-    if (mmaPrecision == "bf16")
-      stagedBytes = 2;
-    else if (mmaPrecision == "tf32")
-      stagedBytes = 4;
-    else {
-      mlir::emitError(getOperation().getLoc())
-          << "gdn-gpu-stage-operands-early: mma-precision must be bf16 or "
-             "tf32, got '"
-          << mmaPrecision << "'";
+    FailureOr<MmaPrecision> precision = parseMmaPrecision(
+        mmaPrecision, "gdn-gpu-stage-operands-early", getOperation());
+    if (failed(precision))
       return signalPassFailure();
-    }
+    int64_t stagedBytes = stagedElementBytes(*precision);
     getOperation().walk([&](gpu::GPUFuncOp kernel) {
       SmallVector<Operation *> stagings;
       kernel.walk([&](Operation *op) {

@@ -287,6 +287,26 @@ Value gdn_gpu::threadIdHere(OpBuilder &b, Location loc) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), read.getRes());
 }
 
+FailureOr<MmaPrecision> gdn_gpu::parseMmaPrecision(StringRef text,
+                                                   StringRef pass,
+                                                   Operation *where) {
+  if (text == "bf16")
+    return MmaPrecision::bf16;
+  if (text == "tf32")
+    return MmaPrecision::tf32;
+  return where->emitError() << pass << ": mma-precision must be bf16 or tf32, got '"
+                            << text << "'";
+}
+
+Value gdn_gpu::opaqueHere(OpBuilder &b, Location loc, Value value) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getI64Type(), ValueRange{value}, "mov.b64 $0, $1;",
+             "=l,l", /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+             /*operand_attrs=*/nullptr)
+      .getRes();
+}
+
 SmallVector<SmallVector<Value>> gdn_gpu::emitThreadCoords(OpBuilder &b,
                                                           Location loc,
                                                           RankedTensorType type) {

@@ -22,6 +22,16 @@ namespace mlir::gdn_gpu {
 /// fp32 read as tf32 (k8 instructions).
 enum class MmaPrecision { bf16, tf32 };
 
+/// The `mma-precision` option of the passes that stage operands: "bf16" or
+/// "tf32"; otherwise an error on `where`, naming `pass` and the bad text.
+FailureOr<MmaPrecision> parseMmaPrecision(StringRef text, StringRef pass,
+                                          Operation *where);
+
+/// Bytes of one staged operand element under `precision`.
+inline int64_t stagedElementBytes(MmaPrecision precision) {
+  return precision == MmaPrecision::bf16 ? 2 : 4;
+}
+
 /// Dynamic shared memory of one kernel: the scratch area of layout moves
 /// at offset 0 (bracketed by barriers), then the staged tensor-core
 /// operands. Each staged operand lives from its staging to the end of its
@@ -62,6 +72,12 @@ int64_t registersPerThread(RankedTensorType type);
 /// values the loop then keeps live (or spills); a read with side effects
 /// keeps each op's address arithmetic next to the op.
 Value threadIdHere(OpBuilder &b, Location loc);
+
+/// `value` (an i64), passed through an opaque move at this point. For
+/// uniform values such as wgmma descriptor bases: LLVM would hoist every
+/// descriptor of every matmul out of the chunk loop, and ptxas then keeps
+/// (or spills) them in per-thread registers across the whole loop.
+Value opaqueHere(OpBuilder &b, Location loc, Value value);
 
 /// The calling thread's coordinates of each register of `type`: per
 /// register, one index value per dimension.
