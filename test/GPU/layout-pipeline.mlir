@@ -3,9 +3,9 @@
 
 // Fused: the state is converted into the accumulator layout once before the
 // chunk loop, carried there, read by the tensor cores from there, and
-// converted back once for the final store; no conversion of the state to a
-// blocked layout inside the loop. The output is computed on accumulator
-// fragments and converted once, to the store's blocked layout. The state
+// stored from there: no conversion of the state to a blocked layout at all
+// after the load. The output is computed on accumulator fragments and
+// stored from them (each thread writes its own registers). The state
 // update and the output's sum accumulate into the tile they add to
 // (gdn-fold-matmul-accumulate): one 128 x 128 accumulator, not two.
 // RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-gpu-layout-pipeline=schedule=fused | FileCheck %s --check-prefix=FUSED
@@ -20,13 +20,18 @@
 // FUSED:     %[[SUM:.*]] = gdn.matmul {{.*}} mask none acc(%{{.*}} : tensor<64x128xf32, #[[MMA]]>) : {{.*}} -> tensor<64x128xf32, #[[MMA]]>
 // FUSED:     %[[O:.*]] = arith.mulf %[[SUM]], {{.*}} : tensor<64x128xf32, #[[MMA]]>
 // FUSED:     %[[OB:.*]] = arith.truncf %[[O]] : tensor<64x128xf32, #[[MMA]]> to tensor<64x128xbf16, #[[MMA]]>
-// FUSED:     %[[OS:.*]] = gdn_gpu.convert_layout %[[OB]] : tensor<64x128xbf16, #[[MMA]]> -> tensor<64x128xbf16, #[[B2]]>
-// FUSED-NEXT: gdn.tile_store %[[OS]]
+// FUSED-NEXT: gdn.tile_store %[[OB]], {{.*}} : tensor<64x128xbf16, #[[MMA]]>, memref<?x?x128xbf16>
 // FUSED:     scf.yield %[[M1]] : tensor<128x128xf32, #[[MMA]]>
-// FUSED:     %[[F:.*]] = gdn_gpu.convert_layout %{{.*}} : tensor<128x128xf32, #[[MMA]]> -> tensor<128x128xf32, #[[B2]]>
-// FUSED-NEXT: gdn.state_store %[[F]]
+// FUSED-NOT: gdn_gpu.convert_layout {{.*}} -> tensor<128x128xf32, #[[B2]]>
+// FUSED:     gdn.state_store {{.*}} : tensor<128x128xf32, #[[MMA]]>,
+// The paged kernel's checkpoint store inside the loop, too: no conversion
+// of the state out of the accumulator in any chunk.
 // FUSED-LABEL: func.func @gdn_paged(
 // FUSED:     scf.for {{.*}} -> (tensor<128x128xf32, #[[MMA]]>)
+// FUSED-NOT: gdn_gpu.convert_layout {{.*}} : tensor<128x128xf32, #[[MMA]]> -> tensor<128x128xf32, #[[B2]]>
+// FUSED:     gdn.state_store {{.*}} : tensor<128x128xf32, #[[MMA]]>,
+// FUSED-NOT: gdn_gpu.convert_layout {{.*}} : tensor<128x128xf32, #[[MMA]]> -> tensor<128x128xf32, #[[B2]]>
+// FUSED:     scf.yield
 
 // Every matmul of every built-in schedule is anchored on wgmma: the count
 // of matmuls with a wgmma result equals the count of matmuls.
