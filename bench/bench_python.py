@@ -22,6 +22,10 @@ with '#' are diagnostics.
 
   GDN_LIBRARY=build-rt/lib/libgdn.so GDN_ARTIFACTS=artifacts-tiles/auto \\
   python3 bench/bench_python.py --fla-path /tmp/fla-site --shape 1x4096
+
+With `--set NAME=DIR` (repeatable) each artifact set DIR is timed instead of
+$GDN_ARTIFACTS, as gdn-pool/NAME and gdn-paged/NAME, beside the same FLA
+call: one table of every schedule in one run.
 """
 
 import argparse
@@ -43,7 +47,17 @@ def main():
     ap.add_argument("--schedule", default="auto",
                     help="gdn schedule the artifacts were built for (names the "
                          "Kernel; the artifacts decide)")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=DIR",
+                    help="an artifact set to time (repeatable); default: "
+                         "$GDN_ARTIFACTS as one set")
     args = ap.parse_args()
+    sets = []
+    for item in args.set:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not os.path.isdir(path):
+            ap.error(f"--set {item!r}: expected NAME=DIR with DIR an artifact "
+                     "directory")
+        sets.append((name, path))
 
     import torch
     import torch.nn.functional as F
@@ -61,7 +75,11 @@ def main():
         print(f"# FLA not importable ({e}); timing gdn only", flush=True)
     print(f"# torch {torch.__version__}, {torch.cuda.get_device_name()}", flush=True)
 
-    kernel = gdn.compile(schedule=args.schedule)
+    if sets:
+        kernels = [(f"/{name}", gdn.compile(schedule=args.schedule, artifacts=path))
+                   for name, path in sets]
+    else:
+        kernels = [("", gdn.compile(schedule=args.schedule))]
     H, HV, D = args.heads, args.value_heads, args.head_dim
     torch.manual_seed(0)
     dev = "cuda"
@@ -141,25 +159,26 @@ def main():
                 return f"relative L2 vs FLA's o {err:.2e}"
 
             pool = h0.clone()
-
-            def paged_call():
-                pool.copy_(h0)
-                o = kernel.chunk_gated_delta_rule_paged(
-                    q, k, v, g, beta, scale, cu_seqlens=cu, state_pool=pool,
-                    page_indices=page_indices, page_indptr=page_indptr,
-                    page_size=page, last_page_len=last,
-                    use_qk_l2norm_in_kernel=True, gate_domain="log")
-                return o, pool
-            results["gdn-paged"], _ = timed(f"gdn-paged {label}", paged_call, against_fla)
-
             rows = torch.arange(B, device=dev, dtype=torch.int64)
+            for suffix, kernel in kernels:
+                def paged_call():
+                    pool.copy_(h0)
+                    o = kernel.chunk_gated_delta_rule_paged(
+                        q, k, v, g, beta, scale, cu_seqlens=cu, state_pool=pool,
+                        page_indices=page_indices, page_indptr=page_indptr,
+                        page_size=page, last_page_len=last,
+                        use_qk_l2norm_in_kernel=True, gate_domain="log")
+                    return o, pool
+                results[f"gdn-paged{suffix}"], _ = timed(
+                    f"gdn-paged{suffix} {label}", paged_call, against_fla)
 
-            def pool_call():
-                pool.copy_(h0)
-                o = kernel.gdn_extend_chunkwise(q, k, v, a, b, A_log, dt_bias,
-                                                pool, rows, cu)
-                return o, pool
-            results["gdn-pool"], _ = timed(f"gdn-pool {label}", pool_call, against_fla)
+                def pool_call():
+                    pool.copy_(h0)
+                    o = kernel.gdn_extend_chunkwise(q, k, v, a, b, A_log, dt_bias,
+                                                    pool, rows, cu)
+                    return o, pool
+                results[f"gdn-pool{suffix}"], _ = timed(
+                    f"gdn-pool{suffix} {label}", pool_call, against_fla)
 
             for name, ms in results.items():
                 ratio = ("" if "fla" not in results or name == "fla"
