@@ -198,7 +198,10 @@ def GDNGPURemoveLayoutConversions
     - a loop-carried tile whose next value comes out of a conversion is
       carried in the converted-from layout (the state stays in the
       accumulator across chunks);
-    - `tensor.extract` reads through a conversion.
+    - `tensor.extract` reads through a conversion;
+    - `gdn.state_store` / `gdn.tile_store` of a tile converted out of a
+      `wgmma` accumulator store the accumulator: each thread writes its own
+      registers, with no trip through shared memory.
 
     Layouts only move towards the accumulators, so the rewriting ends.
   }];

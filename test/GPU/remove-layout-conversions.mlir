@@ -95,3 +95,29 @@ func.func @scale(%acc: tensor<64x64xf32, #mma>, %beta: tensor<64xf32, #blocked1>
   %q = arith.mulf %xm, %xm : tensor<64x64xf32, #mma>
   return %p, %q : tensor<64x64xf32, #blocked>, tensor<64x64xf32, #mma>
 }
+
+// -----
+
+// Stores of a tile converted out of the accumulator store the accumulator's
+// registers; a store of a tile converted out of the blocked layout keeps
+// its conversion (only accumulator sources are taken).
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#other = #gdn_gpu.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 128>
+// CHECK-LABEL: func.func @stores
+// CHECK-NOT: gdn_gpu.convert_layout %arg0
+// CHECK: gdn.state_store %arg0, %arg3[%arg5, %arg5, %arg5] : tensor<128x128xf32, #[[MMA:.*]]>, memref<?x?x128x128xf32>
+// CHECK: gdn.tile_store %arg1, %arg4[%arg5, %arg5, %arg5] dims [0, 2] rows %arg5 : tensor<64x128xbf16, #[[MMA]]>, memref<?x?x128xbf16>
+// CHECK: %[[KEPT:.*]] = gdn_gpu.convert_layout %arg2
+// CHECK: gdn.tile_store %[[KEPT]]
+func.func @stores(%m: tensor<128x128xf32, #mma>, %o: tensor<64x128xbf16, #mma>,
+                  %x: tensor<64x128xbf16, #blocked>, %pool: memref<?x?x128x128xf32>,
+                  %om: memref<?x?x128xbf16>, %i: index) {
+  %mb = gdn_gpu.convert_layout %m : tensor<128x128xf32, #mma> -> tensor<128x128xf32, #blocked>
+  gdn.state_store %mb, %pool[%i, %i, %i] : tensor<128x128xf32, #blocked>, memref<?x?x128x128xf32>
+  %ob = gdn_gpu.convert_layout %o : tensor<64x128xbf16, #mma> -> tensor<64x128xbf16, #blocked>
+  gdn.tile_store %ob, %om[%i, %i, %i] dims [0, 2] rows %i : tensor<64x128xbf16, #blocked>, memref<?x?x128xbf16>
+  %xo = gdn_gpu.convert_layout %x : tensor<64x128xbf16, #blocked> -> tensor<64x128xbf16, #other>
+  gdn.tile_store %xo, %om[%i, %i, %i] dims [0, 2] rows %i : tensor<64x128xbf16, #other>, memref<?x?x128xbf16>
+  return
+}
