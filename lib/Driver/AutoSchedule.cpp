@@ -3,6 +3,7 @@
 #include "gdn/Driver/AutoSchedule.h"
 
 #include <algorithm>
+#include <iterator>
 
 using namespace gdn;
 using namespace gdn::run;
@@ -32,6 +33,8 @@ const std::vector<AutoCandidate> &run::autoCandidates() {
       {"fused", "fused"},
       {"fused-v-block-64", "fused v-block=64"},
       {"split-seq", "split-seq"},
+      {"split-seq-32", "split-seq segment-chunks=32"},
+      {"split-seq-64", "split-seq segment-chunks=64"},
   };
   return candidates;
 }
@@ -65,8 +68,29 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
     c.pick = candidate("fused");
     c.why = numbers + ": the programs fill the SMs";
   } else if (w.programs * 4 <= sms && w.longestTokens >= 2 * kSegmentTokens) {
-    c.pick = candidate("split-seq");
-    c.why = numbers + ": few programs and long sequences, split into segments";
+    // Segments as short as one wave of blocks allows (programs x segments
+    // <= SMs): shorter ones add a wave, and every segment adds a step to
+    // the serial combine. H200, 2026-11-30, 16 / 32 / 64 chunks a segment:
+    // 1 x 16384 at HV=32 1.870 / 1.791 / 1.760 ms, HV=8 1 x 32768 1.083 /
+    // 0.978 / 1.778, 1 x 65536 2.146 / 1.939 / 1.845 (bench/RESULTS.md).
+    struct Length {
+      const char *name;
+      int64_t chunks;
+    };
+    constexpr Length lengths[] = {
+        {"split-seq", 16}, {"split-seq-32", 32}, {"split-seq-64", 64}};
+    const int64_t chunks = (w.longestTokens + 63) / 64;
+    const int64_t segments = sms / w.programs;
+    const Length *length = &lengths[std::size(lengths) - 1];
+    for (const Length &l : lengths)
+      if ((chunks + l.chunks - 1) / l.chunks <= segments) {
+        length = &l;
+        break;
+      }
+    c.pick = candidate(length->name);
+    c.why = numbers + ": few programs and long sequences, split into segments of " +
+            std::to_string(length->chunks) + " chunks (one wave: at most " +
+            std::to_string(segments) + " segments a program)";
   } else if (!splitsV(w.V)) {
     c.pick = candidate("fused");
     c.why = numbers + ": no V-split below V=128";

@@ -30,11 +30,22 @@ std::string pick(int64_t programs, int64_t longest, int64_t V = 128,
 
 TEST(AutoSchedule, MeasuredBenchmarkShapes) {
   // HV = 32 (H = 16), K = V = 128; HV = 8 for the last one.
-  EXPECT_EQ(pick(32, 4096), "split-seq");        // 1x4096
-  EXPECT_EQ(pick(32, 16384), "split-seq");       // 1x16384
-  EXPECT_EQ(pick(256, 4096), "fused");           // 8 x 4096
-  EXPECT_EQ(pick(64, 16384), "fused v-block=64"); // 2 x 16384
-  EXPECT_EQ(pick(8, 65536), "split-seq");        // H=2 HV=8 1x65536
+  EXPECT_EQ(pick(32, 4096), "split-seq");                           // 1x4096
+  EXPECT_EQ(pick(32, 16384), "split-seq segment-chunks=64");        // 1x16384
+  EXPECT_EQ(pick(256, 4096), "fused");                              // 8 x 4096
+  EXPECT_EQ(pick(64, 16384), "fused v-block=64");                   // 2 x 16384
+  EXPECT_EQ(pick(8, 32768), "split-seq segment-chunks=32");         // H=2 HV=8 1x32768
+  EXPECT_EQ(pick(8, 65536), "split-seq segment-chunks=64");         // H=2 HV=8 1x65536
+}
+
+TEST(AutoSchedule, SegmentsFillOneWave) {
+  // The shortest segments (16, 32, 64 chunks) whose blocks, programs x
+  // segments, still fit in one wave; 64 when none does.
+  EXPECT_EQ(pick(33, 4096), "split-seq");                   // 4 segments of 16
+  EXPECT_EQ(pick(33, 4097), "split-seq segment-chunks=32"); // 65 chunks
+  EXPECT_EQ(pick(8, 16384), "split-seq");                   // 16 of 16
+  EXPECT_EQ(pick(8, 16385), "split-seq segment-chunks=32");
+  EXPECT_EQ(pick(1, 1 << 20), "split-seq segment-chunks=64"); // 256 > 132
 }
 
 TEST(AutoSchedule, Edges) {
