@@ -57,6 +57,8 @@ def main():
         if not sep or not name or not os.path.isdir(path):
             ap.error(f"--set {item!r}: expected NAME=DIR with DIR an artifact "
                      "directory")
+        if any(name == known for known, _ in sets):
+            ap.error(f"--set {item!r}: the name {name!r} is given twice")
         sets.append((name, path))
 
     import torch

@@ -70,7 +70,9 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
   } else if (w.programs * 4 <= sms && w.longestTokens >= 2 * kSegmentTokens) {
     // Segments as short as one wave of blocks allows (programs x segments
     // <= SMs): shorter ones add a wave, and every segment adds a step to
-    // the serial combine. H200, 2026-11-30, 16 / 32 / 64 chunks a segment:
+    // the serial combine. Segments are counted over the new tokens' chunks;
+    // the launch adds a slot for paged prefixes (Launch.cpp), which in a
+    // pool call holds no chunk and in a paged call at most one. H200, 2026-11-30, 16 / 32 / 64 chunks a segment:
     // 1 x 16384 at HV=32 1.870 / 1.791 / 1.760 ms, HV=8 1 x 32768 1.083 /
     // 0.978 / 1.778, 1 x 65536 2.146 / 1.939 / 1.845 (bench/RESULTS.md).
     struct Length {
@@ -81,16 +83,20 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
         {"split-seq", 16}, {"split-seq-32", 32}, {"split-seq-64", 64}};
     const int64_t chunks = (w.longestTokens + 63) / 64;
     const int64_t segments = sms / w.programs;
-    const Length *length = &lengths[std::size(lengths) - 1];
+    const Length *length = nullptr;
     for (const Length &l : lengths)
       if ((chunks + l.chunks - 1) / l.chunks <= segments) {
         length = &l;
         break;
       }
+    const std::string fit =
+        length ? " (one wave: at most " + std::to_string(segments) + " segments a program)"
+               : ", the longest (more than one wave either way)";
+    if (!length)
+      length = &lengths[std::size(lengths) - 1];
     c.pick = candidate(length->name);
     c.why = numbers + ": few programs and long sequences, split into segments of " +
-            std::to_string(length->chunks) + " chunks (one wave: at most " +
-            std::to_string(segments) + " segments a program)";
+            std::to_string(length->chunks) + " chunks" + fit;
   } else if (!splitsV(w.V)) {
     c.pick = candidate("fused");
     c.why = numbers + ": no V-split below V=128";

@@ -167,6 +167,36 @@ gpu.module @k {
 }
 }
 
+// -----
+
+#mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 2], instrN = 64>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // Stores straight from the accumulator layout (two warpgroups): each
+  // thread writes its column pairs, 4-byte bf16 runs guarded by the row
+  // count (64 x 128 over 256 threads: 16 runs) and 8-byte fp32 runs of a
+  // 128 x 128 state (32 runs), with no trip through shared memory.
+  // CHECK-LABEL: gpu.func @accumulator_stores
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK-COUNT-16: vector.store %{{.*}} {alignment = 4 : i64} : memref<?x?x128xbf16>, vector<2xbf16>
+  // CHECK-NOT: vector.store %{{.*}} : memref<?x?x128xbf16>
+  // CHECK-COUNT-32: vector.store %{{.*}} {alignment = 8 : i64} : memref<?x?x128x128xf32>, vector<2xf32>
+  // CHECK-NOT: memref.store
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK: gpu.return
+  gpu.func @accumulator_stores(%src: memref<?x?x128xbf16>, %o: memref<?x?x128xbf16>,
+                               %spool: memref<?x?x128x128xf32>, %pool: memref<?x?x128x128xf32>,
+                               %n: index, %page: index) kernel {
+    %c0 = arith.constant 0 : index
+    %t = gdn.tile_load %src[%c0, %c0, %c0] dims [0, 2] rows %n : memref<?x?x128xbf16> -> tensor<64x128xbf16, #mma>
+    gdn.tile_store %t, %o[%c0, %c0, %c0] dims [0, 2] rows %n : tensor<64x128xbf16, #mma>, memref<?x?x128xbf16>
+    %m = gdn.state_load %spool[%page, %c0, %c0] : memref<?x?x128x128xf32> -> tensor<128x128xf32, #mma>
+    gdn.state_store %m, %pool[%page, %c0, %c0] : tensor<128x128xf32, #mma>, memref<?x?x128x128xf32>
+    gpu.return
+  }
+}
+}
+
 // The check kernel of scripts/check-tile-lowering.py: a masked, decayed
 // K K^T (8 steps of m64n64k16), kk V (4 steps of m64n128k16) and V^T K (a
 // 128-row result: 2 x 4 steps of m64n128k16). The 64 KiB scratch area (the

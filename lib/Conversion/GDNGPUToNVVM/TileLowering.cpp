@@ -294,8 +294,9 @@ FailureOr<MmaPrecision> gdn_gpu::parseMmaPrecision(StringRef text,
     return MmaPrecision::bf16;
   if (text == "tf32")
     return MmaPrecision::tf32;
-  return where->emitError() << pass << ": mma-precision must be bf16 or tf32, got '"
-                            << text << "'";
+  // On the location only: the op is the module, which a note would print.
+  return mlir::emitError(where->getLoc())
+         << pass << ": mma-precision must be bf16 or tf32, got '" << text << "'";
 }
 
 Value gdn_gpu::opaqueHere(OpBuilder &b, Location loc, Value value) {

@@ -3,8 +3,8 @@
 // A small form of Triton's RemoveLayoutConversions: the accumulator layouts
 // the matmuls anchor spread forward through elementwise work, row scalings
 // and loop-carried values, so a tile leaves the accumulator only where an
-// op needs another layout (a store, a shared-memory operand, a row
-// reduction). Layouts only ever move towards accumulator layouts, which
+// op needs another layout (a shared-memory operand, a row reduction);
+// global stores write the accumulator's registers directly. Layouts only ever move towards accumulator layouts, which
 // bounds the rewriting.
 //
 //===----------------------------------------------------------------------===//
