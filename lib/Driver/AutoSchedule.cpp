@@ -72,9 +72,10 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
     // <= SMs): shorter ones add a wave, and every segment adds a step to
     // the serial combine. Segments are counted over the new tokens' chunks;
     // the launch adds a slot for paged prefixes (Launch.cpp), which in a
-    // pool call holds no chunk and in a paged call at most one. H200, 2026-11-30, 16 / 32 / 64 chunks a segment:
-    // 1 x 16384 at HV=32 1.870 / 1.791 / 1.760 ms, HV=8 1 x 32768 1.083 /
-    // 0.978 / 1.778, 1 x 65536 2.146 / 1.939 / 1.845 (bench/RESULTS.md).
+    // pool call holds no chunk and in a paged call at most one. H200,
+    // 2026-11-30, 16 / 32 / 64 chunks a segment: 1 x 16384 at HV=32 1.870 /
+    // 1.791 / 1.760 ms, HV=8 1 x 32768 1.083 / 0.978 / 1.778, 1 x 65536
+    // 2.146 / 1.939 / 1.845 (bench/RESULTS.md).
     struct Length {
       const char *name;
       int64_t chunks;

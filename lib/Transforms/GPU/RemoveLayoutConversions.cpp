@@ -4,8 +4,8 @@
 // the matmuls anchor spread forward through elementwise work, row scalings
 // and loop-carried values, so a tile leaves the accumulator only where an
 // op needs another layout (a shared-memory operand, a row reduction);
-// global stores write the accumulator's registers directly. Layouts only ever move towards accumulator layouts, which
-// bounds the rewriting.
+// global stores write the accumulator's registers directly. Layouts only
+// ever move towards accumulator layouts, which bounds the rewriting.
 //
 //===----------------------------------------------------------------------===//
 
