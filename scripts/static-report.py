@@ -33,8 +33,10 @@ import subprocess
 import sys
 import tempfile
 
-# "fused v-block=64" is the V-split that --schedule auto may pick.
-SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq", "fused v-block=64"]
+# "fused v-block=64" and split-seq with replay=load are what --schedule auto
+# may pick beside the built-in names.
+SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq", "fused v-block=64",
+             "split-seq replay=load intermediates=bf16"]
 # A back end with its default operands (simt: tf32; tiles: bf16, what the
 # benchmarks run), and tiles with tf32 operands.
 BACKENDS = ["simt", "tiles", "tiles-tf32"]

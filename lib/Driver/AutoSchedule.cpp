@@ -3,7 +3,6 @@
 #include "gdn/Driver/AutoSchedule.h"
 
 #include <algorithm>
-#include <iterator>
 
 using namespace gdn;
 using namespace gdn::run;
@@ -32,9 +31,16 @@ const std::vector<AutoCandidate> &run::autoCandidates() {
   static const std::vector<AutoCandidate> candidates = {
       {"fused", "fused"},
       {"fused-v-block-64", "fused v-block=64"},
-      {"split-seq", "split-seq"},
-      {"split-seq-32", "split-seq segment-chunks=32"},
-      {"split-seq-64", "split-seq segment-chunks=64"},
+      // replay=load: replay reads the WY factors transition computed (bf16)
+      // instead of computing them again; 4% to 6% faster on every split-seq
+      // shape of bench/RESULTS.md, for 48 KB of workspace per chunk and
+      // program at K = V = 128.
+      {"split-seq", "split-seq segment-chunks=16 replay=load intermediates=bf16",
+       16},
+      {"split-seq-32",
+       "split-seq segment-chunks=32 replay=load intermediates=bf16", 32},
+      {"split-seq-64",
+       "split-seq segment-chunks=64 replay=load intermediates=bf16", 64},
   };
   return candidates;
 }
@@ -73,31 +79,30 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
     // the serial combine. Segments are counted over the new tokens' chunks;
     // the launch adds a slot for paged prefixes (Launch.cpp), which in a
     // pool call holds no chunk and in a paged call at most one. H200,
-    // 2026-11-30, 16 / 32 / 64 chunks a segment: 1 x 16384 at HV=32 1.870 /
-    // 1.791 / 1.760 ms, HV=8 1 x 32768 1.083 / 0.978 / 1.778, 1 x 65536
-    // 2.146 / 1.939 / 1.845 (bench/RESULTS.md).
-    struct Length {
-      const char *name;
-      int64_t chunks;
-    };
-    constexpr Length lengths[] = {
-        {"split-seq", 16}, {"split-seq-32", 32}, {"split-seq-64", 64}};
+    // 2026-11-30, replay=load, 16 / 32 / 64 chunks a segment: 1 x 16384 at
+    // HV=32 1.762 / 1.704 / 1.667 ms, HV=8 1 x 32768 1.028 / 0.922 / 1.669,
+    // 1 x 65536 2.039 / 1.838 / 1.736 (bench/RESULTS.md).
     const int64_t chunks = (w.longestTokens + 63) / 64;
     const int64_t segments = sms / w.programs;
-    const Length *length = nullptr;
-    for (const Length &l : lengths)
-      if ((chunks + l.chunks - 1) / l.chunks <= segments) {
-        length = &l;
+    // The split-seq candidates, shortest segments first.
+    const AutoCandidate *longest = nullptr;
+    for (const AutoCandidate &candidate : autoCandidates()) {
+      if (!candidate.segmentChunks)
+        continue;
+      longest = &candidate;
+      if ((chunks + candidate.segmentChunks - 1) / candidate.segmentChunks <=
+          segments) {
+        c.pick = &candidate;
         break;
       }
+    }
     const std::string fit =
-        length ? " (one wave: at most " + std::to_string(segments) + " segments a program)"
+        c.pick ? " (one wave: at most " + std::to_string(segments) + " segments a program)"
                : ", the longest (more than one wave either way)";
-    if (!length)
-      length = &lengths[std::size(lengths) - 1];
-    c.pick = candidate(length->name);
+    if (!c.pick)
+      c.pick = longest;
     c.why = numbers + ": few programs and long sequences, split into segments of " +
-            std::to_string(length->chunks) + " chunks" + fit;
+            std::to_string(c.pick->segmentChunks) + " chunks" + fit;
   } else if (!splitsV(w.V)) {
     c.pick = candidate("fused");
     c.why = numbers + ": no V-split below V=128";

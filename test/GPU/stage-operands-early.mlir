@@ -60,5 +60,44 @@ gpu.module @k {
     gdn.tile_store %rb, %out[%c0, %c0] dims [0, 1] : tensor<64x64xf32, #blocked>, memref<64x64xf32>
     gpu.return
   }
+
+  // A global store moves up, with the conversion that only feeds it, to
+  // just after its value: %w's registers are free before the matmul. The
+  // store to %qs stops below the load of %qs (it may not pass a read of
+  // what it writes); loads of other memrefs do not hold it.
+  // CHECK-LABEL: gpu.func @stores
+  // CHECK: scf.for
+  // CHECK-NEXT: %[[W:.*]] = gdn.tile_load %arg0
+  // CHECK-NEXT: %[[WT:.*]] = arith.truncf %[[W]]
+  // CHECK-NEXT: gdn.tile_store %[[WT]], %arg2
+  // CHECK: %[[Q:.*]] = gdn.tile_load %arg1
+  // CHECK: %[[OLD:.*]] = gdn.tile_load %arg3
+  // CHECK-NEXT: %[[QT:.*]] = arith.truncf %[[Q]]
+  // CHECK-NEXT: gdn.tile_store %[[QT]], %arg3
+  // CHECK-NEXT: gdn.tile_store %[[OLD]], %arg4
+  // CHECK-NEXT: gdn.matmul
+  gpu.func @stores(%wm: memref<64x128xf32>, %qm: memref<64x128xf32>,
+                   %ws: memref<64x128xbf16>, %qs: memref<64x128xbf16>,
+                   %out: memref<64x128xbf16>, %n: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) {
+      %w = gdn.tile_load %wm[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+      %q = gdn.tile_load %qm[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+      %qt = arith.truncf %q : tensor<64x128xf32, #blocked> to tensor<64x128xbf16, #blocked>
+      %old = gdn.tile_load %qs[%c0, %c0] dims [0, 1] : memref<64x128xbf16> -> tensor<64x128xbf16, #blocked>
+      %qa = gdn_gpu.convert_layout %q : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #a>
+      %wb = gdn_gpu.convert_layout %w : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #b>
+      %s = gdn.matmul %qa, %wb transpose_b mask none acc(%acc : tensor<64x64xf32, #mma>)
+          : tensor<64x128xf32, #a>, tensor<64x128xf32, #b> -> tensor<64x64xf32, #mma>
+      %wt = arith.truncf %w : tensor<64x128xf32, #blocked> to tensor<64x128xbf16, #blocked>
+      gdn.tile_store %wt, %ws[%c0, %c0] dims [0, 1] : tensor<64x128xbf16, #blocked>, memref<64x128xbf16>
+      gdn.tile_store %qt, %qs[%c0, %c0] dims [0, 1] : tensor<64x128xbf16, #blocked>, memref<64x128xbf16>
+      gdn.tile_store %old, %out[%c0, %c0] dims [0, 1] : tensor<64x128xbf16, #blocked>, memref<64x128xbf16>
+      scf.yield %s : tensor<64x64xf32, #mma>
+    }
+    gpu.return
+  }
 }
 }

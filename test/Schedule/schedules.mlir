@@ -105,3 +105,30 @@
 // SPLIT:         gdn.tile_store {{.*}} dims [0, 1]
 // SPLIT-NOT:   gdn.state_store
 // SPLIT:       return
+
+// replay=load: transition stores the prepared values its stage reads (here
+// x, as bf16) in a workspace with a slot per chunk; replay loads chunk c + 1's
+// at the top of chunk c, carries them narrow, and widens the current ones.
+// RUN: gdn-opt %S/Inputs/running-sum.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16}' | FileCheck %s --check-prefix=LOAD
+// LOAD-LABEL: func.func @scan__transition(
+// LOAD-SAME:  %[[X:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.workspace = "chunks"})
+// LOAD-SAME:  gdn.schedule = "split-seq segment-chunks=16 replay=load intermediates=bf16"
+// LOAD:       scf.for %[[C:[a-z0-9]+]] =
+// LOAD:         %[[SLOT:.*]] = arith.subi %[[C]], %c0
+// LOAD:         %[[XT:.*]] = gdn.tile_load %arg0
+// LOAD:         %[[NARROW:.*]] = arith.truncf %[[XT]] : tensor<64x64xf32> to tensor<64x64xbf16>
+// LOAD:         gdn.tile_store %[[NARROW]], %[[X]][{{.*}}, %[[SLOT]], %{{.*}}, %{{.*}}] dims [3, 4]
+// LOAD:         gdn.matmul
+// LOAD:       scf.yield
+//
+// LOAD-LABEL: func.func @scan__replay(
+// LOAD-SAME:  %[[X:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.workspace = "chunks"})
+// LOAD:       %[[FIRST:.*]] = gdn.tile_load %[[X]]
+// LOAD:       scf.for %[[C:[a-z0-9]+]] = %[[LO:[a-z0-9]+]] to %[[END:[a-z0-9]+]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[CUR:.*]] = %[[FIRST]]) -> (tensor<64x64xf32>, tensor<64x64xbf16>)
+// LOAD:         %[[AFTER:.*]] = arith.addi %[[C]], %c1
+// LOAD:         %[[LAST:.*]] = arith.subi %[[END]], %c1
+// LOAD:         %[[NEXT:.*]] = arith.minui %[[AFTER]], %[[LAST]]
+// LOAD:         %[[FETCHED:.*]] = gdn.tile_load %[[X]][{{.*}}] dims [3, 4] : {{.*}} -> tensor<64x64xbf16>
+// LOAD:         arith.extf %[[CUR]] : tensor<64x64xbf16> to tensor<64x64xf32>
+// LOAD:         gdn.tile_store {{.*}} dims [0, 1]
+// LOAD:         scf.yield %{{.*}}, %[[FETCHED]]

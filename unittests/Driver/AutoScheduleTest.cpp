@@ -26,32 +26,37 @@ std::string pick(int64_t programs, int64_t longest, int64_t V = 128,
   EXPECT_FALSE(c.why.empty());
   return c.pick ? c.pick->schedule : "";
 }
+
+// auto's split-seq: replay loads the WY factors transition stored.
+const std::string kSeg16 = "split-seq segment-chunks=16 replay=load intermediates=bf16";
+const std::string kSeg32 = "split-seq segment-chunks=32 replay=load intermediates=bf16";
+const std::string kSeg64 = "split-seq segment-chunks=64 replay=load intermediates=bf16";
 } // namespace
 
 TEST(AutoSchedule, MeasuredBenchmarkShapes) {
   // HV = 32 (H = 16), K = V = 128; HV = 8 for the last one.
-  EXPECT_EQ(pick(32, 4096), "split-seq");                           // 1x4096
-  EXPECT_EQ(pick(32, 16384), "split-seq segment-chunks=64");        // 1x16384
-  EXPECT_EQ(pick(256, 4096), "fused");                              // 8 x 4096
-  EXPECT_EQ(pick(64, 16384), "fused v-block=64");                   // 2 x 16384
-  EXPECT_EQ(pick(8, 32768), "split-seq segment-chunks=32");         // H=2 HV=8 1x32768
-  EXPECT_EQ(pick(8, 65536), "split-seq segment-chunks=64");         // H=2 HV=8 1x65536
+  EXPECT_EQ(pick(32, 4096), kSeg16); // 1x4096
+  EXPECT_EQ(pick(32, 16384), kSeg64); // 1x16384
+  EXPECT_EQ(pick(256, 4096), "fused"); // 8 x 4096
+  EXPECT_EQ(pick(64, 16384), "fused v-block=64"); // 2 x 16384
+  EXPECT_EQ(pick(8, 32768), kSeg32); // H=2 HV=8 1x32768
+  EXPECT_EQ(pick(8, 65536), kSeg64); // H=2 HV=8 1x65536
 }
 
 TEST(AutoSchedule, SegmentsFillOneWave) {
   // The shortest segments (16, 32, 64 chunks) whose blocks, programs x
   // segments, still fit in one wave; 64 when none does.
-  EXPECT_EQ(pick(33, 4096), "split-seq");                   // 4 segments of 16
-  EXPECT_EQ(pick(33, 4097), "split-seq segment-chunks=32"); // 65 chunks
-  EXPECT_EQ(pick(8, 16384), "split-seq");                   // 16 of 16
-  EXPECT_EQ(pick(8, 16385), "split-seq segment-chunks=32");
-  EXPECT_EQ(pick(1, 1 << 20), "split-seq segment-chunks=64"); // 256 > 132
+  EXPECT_EQ(pick(33, 4096), kSeg16); // 4 segments of 16
+  EXPECT_EQ(pick(33, 4097), kSeg32); // 65 chunks
+  EXPECT_EQ(pick(8, 16384), kSeg16); // 16 of 16
+  EXPECT_EQ(pick(8, 16385), kSeg32);
+  EXPECT_EQ(pick(1, 1 << 20), kSeg64); // 256 > 132
 }
 
 TEST(AutoSchedule, Edges) {
   // Short sequences never split into segments.
   EXPECT_EQ(pick(2, 2047), "fused v-block=64");
-  EXPECT_EQ(pick(2, 2048), "split-seq");
+  EXPECT_EQ(pick(2, 2048), kSeg16);
   // V = 64 is one block already.
   EXPECT_EQ(pick(2, 100, 64), "fused");
   // A V-split past one wave is not taken; a full GPU takes fused.
@@ -89,6 +94,15 @@ TEST(AutoSchedule, CandidateNamesAreDirectoryNames) {
     EXPECT_EQ(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-"),
               std::string::npos)
         << name;
+  }
+  // A split-seq candidate's segment length is the one its text asks for.
+  for (const AutoCandidate &c : autoCandidates()) {
+    std::string text = c.schedule;
+    EXPECT_EQ(text.rfind("split-seq", 0) == 0, c.segmentChunks > 0) << text;
+    if (c.segmentChunks)
+      EXPECT_NE(text.find("segment-chunks=" + std::to_string(c.segmentChunks) + " "),
+                std::string::npos)
+          << text;
   }
   EXPECT_FALSE(candidateApplies(autoCandidates()[1], 64));
   EXPECT_TRUE(candidateApplies(autoCandidates()[1], 128));

@@ -35,6 +35,7 @@ Workload workloadOf(const Problem &problem);
 struct AutoCandidate {
   const char *name;
   const char *schedule;
+  int64_t segmentChunks = 0; // split-seq's segment length; 0: not split-seq
 };
 const std::vector<AutoCandidate> &autoCandidates();
 /// Whether the rule can pick `c` for value head size V (a V-split needs a

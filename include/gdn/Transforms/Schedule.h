@@ -25,6 +25,10 @@ struct ScheduleOptions {
   std::string intermediates = "f32"; // storage of values between kernels
   std::string output = "separate";  // staged: separate | with-state
   int64_t segmentChunks = 16;       // split-seq: chunks per segment
+  // split-seq: how replay gets each chunk's prepared values. "recompute"
+  // runs the prepare stage again; "load" reads what transition stored (in
+  // `intermediates`, vectors always f32).
+  std::string replay = "recompute";
   // Every kind: state rows per program (a V-split). 0 keeps a value head's
   // whole V in one program; 64 gives each head V / 64 programs. The driver
   // specialises the kernel's V tiles to it (see docs/Schedules.md).

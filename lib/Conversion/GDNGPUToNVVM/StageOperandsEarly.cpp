@@ -9,10 +9,17 @@
 // exist only to feed it, up to just after their inputs, as long as the
 // kernel's shared-memory plan stays within the budget.
 //
+// Global stores of tiles move up the same way (with the conversions that
+// feed them), past ops that neither write memory nor read what the store
+// writes: a kernel that stores values it does not otherwise use (split-seq
+// transition's prepared values for replay=load) then frees their registers
+// at once instead of at the end of the stage.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TileLowering.h"
 
+#include "gdn/Dialect/GDNDialect.h"
 #include "gdn/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -64,6 +71,24 @@ SmallVector<Operation *> feedingChain(Operation *staging) {
   return ops;
 }
 
+bool isTileStore(Operation *op) {
+  return isa<gdn::TileStoreOp, gdn::StateStoreOp>(op);
+}
+
+/// Whether a store to `target` may move above `op`: `op` (with what it
+/// nests) declares its effects, writes nothing and reads nothing of
+/// `target`.
+bool storeMayPass(Operation *op, Value target) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  if (!effects)
+    return false;
+  return llvm::all_of(*effects, [&](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Read>(e.getEffect()) && e.getValue() &&
+           e.getValue() != target;
+  });
+}
+
 /// The last op of `op`'s block that defines one of its operands (null: none).
 Operation *lastInputOf(Operation *op) {
   Block *block = op->getBlock();
@@ -97,7 +122,49 @@ struct StageOperandsEarlyPass
       int64_t bytes = SharedMemoryPlan(kernel, stagedBytes).totalBytes();
       for (Operation *staging : stagings)
         bytes = hoist(kernel, staging, stagedBytes, bytes);
+      SmallVector<Operation *> stores;
+      kernel.walk([&](Operation *op) {
+        if (isTileStore(op))
+          stores.push_back(op);
+      });
+      for (Operation *store : stores)
+        hoistStore(store);
     });
+  }
+
+  /// Moves `store` and its feeding chain up to just after their inputs,
+  /// stopping below the first op the store may not pass.
+  void hoistStore(Operation *store) {
+    Value target = store->getOperand(1);
+    SmallVector<Operation *> chain = feedingChain(store);
+    // The highest point: below the last input of any op of the chain that
+    // comes from outside it, and below every op the store may not pass.
+    Operation *floor = nullptr;
+    auto raise = [&](Operation *op) {
+      if (op && (!floor || floor->isBeforeInBlock(op)))
+        floor = op;
+    };
+    for (Operation *op : chain)
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && def->getBlock() == store->getBlock() &&
+            !llvm::is_contained(chain, def))
+          raise(def);
+    for (Operation *op = store->getPrevNode(); op && op != floor;
+         op = op->getPrevNode())
+      if (!llvm::is_contained(chain, op) && !storeMayPass(op, target)) {
+        raise(op);
+        break;
+      }
+    // In program order, each op right after the previous one (or the floor).
+    Operation *after = floor;
+    for (Operation *op : chain) {
+      if (after)
+        op->moveAfter(after);
+      else
+        op->moveBefore(&op->getBlock()->front());
+      after = op;
+    }
   }
 
   /// Moves `staging`'s chain up; undoes the move if the plan outgrows the

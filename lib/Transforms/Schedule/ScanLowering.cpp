@@ -184,6 +184,10 @@ void KernelBody::store(unsigned ws, Value slot, Value value) {
 }
 
 Value KernelBody::load(unsigned ws, Value slot) {
+  return widen(ws, loadStored(ws, slot));
+}
+
+Value KernelBody::loadStored(unsigned ws, Value slot) {
   const ScanLowering::Workspace &w = lowering.workspaces[ws];
   Value mem = kernel.getArgument(lowering.firstWorkspaceArg + ws);
   SmallVector<Value> at{programId(0), programId(1), slot};
@@ -195,11 +199,15 @@ Value KernelBody::load(unsigned ws, Value slot) {
     at.push_back(index(0));
     dims.push_back(3 + d);
   }
-  Value v = TileLoadOp::create(b, loc(), tile.clone(w.storage), mem, at,
-                               b.getDenseI64ArrayAttr(dims), /*rows=*/Value());
-  if (w.storage != tile.getElementType())
-    v = arith::ExtFOp::create(b, loc(), tile, v);
-  return v;
+  return TileLoadOp::create(b, loc(), tile.clone(w.storage), mem, at,
+                            b.getDenseI64ArrayAttr(dims), /*rows=*/Value());
+}
+
+Value KernelBody::widen(unsigned ws, Value stored) {
+  const ScanLowering::Workspace &w = lowering.workspaces[ws];
+  if (stored.getType() == w.tile)
+    return stored;
+  return arith::ExtFOp::create(b, loc(), w.tile, stored);
 }
 
 SmallVector<Value> KernelBody::forLoop(

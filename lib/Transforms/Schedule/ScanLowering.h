@@ -60,6 +60,11 @@ public:
   /// This program's slot `slot` of workspace `ws`.
   void store(unsigned ws, Value slot, Value value);
   Value load(unsigned ws, Value slot);
+  /// The same in two steps: the slot as stored (`intermediates`), then
+  /// widened to the workspace's tile type. A loop that prefetches carries
+  /// the narrow value.
+  Value loadStored(unsigned ws, Value slot);
+  Value widen(unsigned ws, Value stored);
 
   /// `for iv = lb to ub` carrying `iters`; `body` returns the next iters.
   SmallVector<Value>

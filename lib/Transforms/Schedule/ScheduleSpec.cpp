@@ -30,8 +30,11 @@ std::string ScheduleOptions::str() const {
   std::string s = kind;
   if (kind == "staged")
     s += " intermediates=" + intermediates + " output=" + output;
-  else if (kind == "split-seq")
+  else if (kind == "split-seq") {
     s += " segment-chunks=" + std::to_string(segmentChunks);
+    if (replay != "recompute")
+      s += " replay=" + replay + " intermediates=" + intermediates;
+  }
   else if (kind != "fused")
     s += " intermediates=" + intermediates;
   if (vBlock)
@@ -47,6 +50,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
   std::istringstream lines(text);
   std::string line;
   bool haveKind = false;
+  std::vector<std::string> keys;
   auto fail = [&](const std::string &what) {
     error = "schedule '" + origin + "': " + what;
     return false;
@@ -70,6 +74,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
         continue;
       }
       std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+      keys.push_back(key);
       if (key == "intermediates") {
         if (value != "f32" && value != "bf16")
           return fail("intermediates=" + value + " (expected f32 or bf16)");
@@ -86,6 +91,12 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
           return fail("segment-chunks=" + value +
                       " (expected an integer in 1..4096)");
         o.segmentChunks = n;
+      } else if (key == "replay") {
+        if (value != "recompute" && value != "load")
+          return fail("replay=" + value +
+                      " (expected recompute or load: how split-seq's replay "
+                      "gets each chunk's prepared values)");
+        o.replay = value;
       } else if (key == "v-block") {
         if (value != "64" && value != "128")
           return fail("v-block=" + value + " (expected 64 or 128: state rows "
@@ -94,12 +105,26 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
       } else {
         return fail("unknown key '" + key +
                     "' (known: intermediates, output, segment-chunks, "
-                    "v-block)");
+                    "replay, v-block)");
       }
     }
   }
   if (!haveKind)
     return fail("no kind (known: " + schedule::kindList() + ")");
+  // A key another kind reads would be ignored silently: refuse it.
+  for (const std::string &key : keys) {
+    bool applies = key == "v-block" ||
+                   (o.kind == "staged" &&
+                    (key == "intermediates" || key == "output")) ||
+                   (o.kind == "split-seq" &&
+                    (key == "segment-chunks" || key == "replay" ||
+                     (key == "intermediates" && o.replay == "load")));
+    if (!applies)
+      return fail(key + "= does not apply to kind '" + o.kind + "'" +
+                  (key == "intermediates" && o.kind == "split-seq"
+                       ? " without replay=load"
+                       : ""));
+  }
   out = o;
   return true;
 }
@@ -150,8 +175,9 @@ std::string mlir::gdn::scheduleHelp() {
   for (const NamedSchedule &n : builtinSchedules())
     s += std::string("\n  ") + n.name + ": " + n.summary;
   s += "\nKinds a schedule file may use: " + schedule::kindList() +
-       "; keys: intermediates=f32|bf16, output=separate|with-state (staged), "
-       "segment-chunks=N (split-seq), v-block=64|128 (any kind: state rows per "
+       "; keys: output=separate|with-state (staged), segment-chunks=N and "
+       "replay=recompute|load (split-seq), intermediates=f32|bf16 (staged, "
+       "split-seq replay=load), v-block=64|128 (any kind: state rows per "
        "program). A schedule text may also be given inline, e.g. "
        "\"fused v-block=64\"";
   return s;

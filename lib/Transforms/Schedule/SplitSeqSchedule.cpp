@@ -9,6 +9,9 @@
 //      segment, then the final state (the entry's epilogue stores it);
 //   3. replay (parallel over segments): the fused loop over the segment's
 //      chunks from its entering state: outputs and checkpoints.
+// With `replay=load`, transition also stores the prepared values it reads
+// (tiles as `intermediates`, vectors as f32) and replay loads them instead
+// of computing them again (the WY factors are most of a chunk's latency).
 // Composition: (a1, B1, R1) then (a2, B2, R2) is
 //   a = a1 a2,  B = a2 B1 + a1 B2 + B1 B2,  R = a2 R1 + R1 B2 + R2.
 //
@@ -39,6 +42,30 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
   unsigned rWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
   unsigned startWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
   const int64_t segment = lowering.options().segmentChunks;
+  // replay=load: the prepared values the transition stage reads (W, U, Kd,
+  // gamma in gdn_chunked.mlir) are stored by transition, which computes them
+  // anyway, and loaded by replay. The others (Q's side) replay still
+  // prepares; what only fed the stored ones is then dead and removed.
+  const bool replayLoads = lowering.options().replay == "load";
+  SmallVector<std::optional<unsigned>> preparedWs;
+  if (replayLoads) {
+    Block &transitionArgs = scan.getTransition().front();
+    for (auto [i, t] : llvm::enumerate(scan.getPreparedTypes())) {
+      if (transitionArgs.getArgument(i + 1).use_empty()) {
+        preparedWs.push_back(std::nullopt);
+        continue;
+      }
+      // Vectors (the cumulative log decay) are tiny and feed exponentials:
+      // kept f32 whatever the tiles' storage.
+      bool vector = cast<RankedTensorType>(t).getRank() == 1;
+      preparedWs.push_back(lowering.addWorkspace(
+          t, vector ? f32 : lowering.intermediateType(), GridZ::Chunks));
+    }
+  }
+  // Slot of chunk `c` in a chunk workspace: its index in the program.
+  auto chunkSlot = [](KernelBody &k, Value c) {
+    return arith::SubIOp::create(k.builder(), k.loc(), c, k.lower());
+  };
 
   // Chunks [first, end) of segment `program_id(2)`, when it has any.
   auto forThisSegment = [&](KernelBody &k,
@@ -63,7 +90,19 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
                                       k.zeros(stateType)};
               SmallVector<Value> abr = k.forLoop(
                   first, end, init, [&](Value c, ValueRange acc) {
-                    auto t = k.transition(c, k.prepare(c));
+                    Value slot = replayLoads ? chunkSlot(k, c) : Value();
+                    SmallVector<Value> prepared = k.prepare(c);
+                    // Each value is stored right where it is computed, so
+                    // the ones transition does not use (q's) die at once.
+                    for (auto [w, v] : llvm::zip(preparedWs, prepared)) {
+                      if (!w)
+                        continue;
+                      OpBuilder::InsertionGuard guard(k.builder());
+                      if (Operation *def = v.getDefiningOp())
+                        k.builder().setInsertionPointAfter(def);
+                      k.store(*w, slot, v);
+                    }
+                    auto t = k.transition(c, prepared);
                     if (failed(t)) {
                       status = failure();
                       return llvm::to_vector(acc);
@@ -111,13 +150,36 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
   return lowering.addKernel(
       "replay", GridZ::Segments, [&](KernelBody &k) -> FailureOr<Value> {
         forThisSegment(k, [&](Value s, Value first, Value end) {
-          Value start = k.load(startWs, s);
-          k.forLoop(first, end, start, [&](Value c, ValueRange iters) {
+          // With replay=load, chunk c + 1's stored values are loaded at the
+          // top of chunk c and carried, so their latency hides behind c's
+          // work (the last chunk loads itself again: nothing out of range).
+          SmallVector<Value> init{k.load(startWs, s)};
+          if (replayLoads)
+            for (std::optional<unsigned> w : preparedWs)
+              if (w)
+                init.push_back(k.loadStored(*w, chunkSlot(k, first)));
+          k.forLoop(first, end, init, [&](Value c, ValueRange iters) {
             Value m = iters[0];
+            SmallVector<Value> fetched;
+            if (replayLoads) {
+              OpBuilder &b = k.builder();
+              Value after = arith::AddIOp::create(b, k.loc(), c, k.index(1));
+              Value last = arith::SubIOp::create(b, k.loc(), end, k.index(1));
+              Value next = arith::MinUIOp::create(b, k.loc(), after, last);
+              for (std::optional<unsigned> w : preparedWs)
+                if (w)
+                  fetched.push_back(k.loadStored(*w, chunkSlot(k, next)));
+            }
             SmallVector<Value> prepared = k.prepare(c);
+            unsigned carried = 1;
+            for (auto [w, v] : llvm::zip(preparedWs, prepared))
+              if (w)
+                v = k.widen(*w, iters[carried++]);
             SmallVector<Value> next = k.step(c, prepared, m);
             k.emit(c, prepared, m, ArrayRef<Value>(next).drop_front());
-            return SmallVector<Value>{next[0]};
+            SmallVector<Value> yielded{next[0]};
+            llvm::append_range(yielded, fetched);
+            return yielded;
           });
         });
         return Value();
