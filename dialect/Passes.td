@@ -224,6 +224,13 @@ def GDNGPUStageOperandsEarly : Pass<"gdn-gpu-stage-operands-early", "::mlir::Mod
     A move is kept only while the kernel's shared-memory plan (as
     `gdn-gpu-lower-tiles` computes it for `mma-precision`) stays within
     `shared-budget` bytes, or within what it needed before.
+
+    Global stores (`gdn.tile_store`, `gdn.state_store`) move up the same
+    way, with the conversions that only feed them, to just after their
+    value, but never above an op that writes memory or reads the memref the
+    store writes. A value stored and otherwise unused (split-seq's
+    transition storing prepared values for `replay=load`) then frees its
+    registers at once.
   }];
   let options = [
     Option<"mmaPrecision", "mma-precision", "std::string", /*default=*/"\"tf32\"",
@@ -283,6 +290,27 @@ def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
                            "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def GDNGPUElideBarriers : Pass<"gdn-gpu-elide-barriers", "::mlir::ModuleOp"> {
+  let summary = "drop block barriers that order nothing";
+  let description = [{
+    Runs after `gdn-gpu-lower-tiles`. Each op lowering brackets its shared
+    memory trip with barriers (`nvvm.barrier0`): a staging waits before it
+    writes (earlier matmuls may still read those bytes) and after (its
+    matmul reads what every thread wrote). Two stagings in a row thus meet
+    at two barriers with nothing between them, and a barrier between two
+    runs of shared-memory writes orders nothing: live buffers never share
+    bytes, so no thread writes what another one wrote or must read.
+
+    Within each block of a `gpu.func`, a barrier is removed when the ops
+    since the previous barrier and the ops up to the next one (both in the
+    same block) only write shared memory or touch none. Reads of shared
+    memory, every `wgmma` op, ops with regions and ops of unknown effect
+    keep the barriers around them; global memory accesses, fences and the
+    lowering's own `mov` inline assembly do not count.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }
 
 #endif // GDN_PASSES_TD

@@ -170,6 +170,7 @@ void addLowerTiles(OpPassManager &pm, const std::string &mmaPrecision) {
   pm.addPass(createGDNGPULowerTiles(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(gdn::createGDNGPUElideBarriers());
 }
 } // namespace
 

@@ -1,0 +1,121 @@
+//===- ElideBarriers.cpp - gdn-gpu-elide-barriers -------------------------===//
+//
+// The tile lowering brackets every trip through shared memory with block
+// barriers, one op at a time. Between ops, some barriers order nothing: a
+// barrier right after a barrier, or one between two runs of shared-memory
+// writes (two stagings in a row). The fused kernel had 57 barriers a chunk;
+// this pass drops the ones no shared-memory read or tensor-core op sits
+// next to.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::gdn {
+#define GEN_PASS_DEF_GDNGPUELIDEBARRIERS
+#include "Passes.h.inc"
+} // namespace mlir::gdn
+
+using namespace mlir;
+
+namespace {
+/// What an op does to shared memory, as far as barriers care.
+enum class SharedAccess { None, Write, Other };
+
+bool isWorkgroup(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(memref);
+}
+
+bool isGlobal(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return false;
+  Attribute space = memref.getMemorySpace();
+  if (!space)
+    return true;
+  auto gpuSpace = dyn_cast<gpu::AddressSpaceAttr>(space);
+  return gpuSpace && gpuSpace.getValue() == gpu::AddressSpace::Global;
+}
+
+SharedAccess classify(Operation *op) {
+  // Fences order a thread's own writes; they need no neighbouring barrier.
+  if (isa<NVVM::FenceProxyOp>(op))
+    return SharedAccess::None;
+  // The lowering's thread-id and opaque-address moves (TileLowering.cpp).
+  if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op))
+    return asmOp.getAsmString().starts_with("mov.") ? SharedAccess::None
+                                                    : SharedAccess::Other;
+  if (isa<memref::StoreOp, vector::StoreOp>(op)) {
+    Type memref = op->getOperand(1).getType();
+    if (isWorkgroup(memref))
+      return SharedAccess::Write;
+    return isGlobal(memref) ? SharedAccess::None : SharedAccess::Other;
+  }
+  if (isa<memref::LoadOp, vector::LoadOp>(op))
+    return isGlobal(op->getOperand(0).getType()) ? SharedAccess::None
+                                                 : SharedAccess::Other;
+  if (op->getNumRegions() != 0 || isa<NVVM::NVVMDialect>(op->getDialect()))
+    return SharedAccess::Other; // wgmma reads shared memory asynchronously
+  return isMemoryEffectFree(op) ? SharedAccess::None : SharedAccess::Other;
+}
+
+/// Removes the barriers of `block` that order nothing (see the pass
+/// description). Returns how many.
+unsigned elideInBlock(Block &block) {
+  // For each barrier, the ops since the previous barrier of the block: none
+  // at all, or only shared-memory writes (and ops touching no shared
+  // memory). What precedes the block's first barrier is unknown here.
+  struct Run {
+    bool empty = true;
+    bool writesOnly = true;
+  };
+  SmallVector<NVVM::Barrier0Op> barriers;
+  SmallVector<Run> before;
+  Run current{false, false};
+  for (Operation &op : block) {
+    if (auto barrier = dyn_cast<NVVM::Barrier0Op>(op)) {
+      barriers.push_back(barrier);
+      before.push_back(current);
+      current = Run();
+      continue;
+    }
+    SharedAccess access = classify(&op);
+    if (access != SharedAccess::None)
+      current.empty = false;
+    if (access == SharedAccess::Other)
+      current.writesOnly = false;
+  }
+  // The run after barrier i is the one before barrier i + 1; after the last
+  // barrier comes the unknown rest of the block. Removing barrier i merges
+  // the runs around it, which only happens when that leaves barrier i + 1's
+  // recorded run (the later part) as true of the merged one.
+  unsigned removed = 0;
+  for (size_t i = 1; i < barriers.size(); ++i) {
+    bool rightAfterBarrier = before[i].empty;
+    bool betweenWrites = before[i].writesOnly && i + 1 < barriers.size() &&
+                         before[i + 1].writesOnly;
+    if (!rightAfterBarrier && !betweenWrites)
+      continue;
+    barriers[i].erase();
+    ++removed;
+  }
+  return removed;
+}
+
+struct ElideBarriersPass
+    : public gdn::impl::GDNGPUElideBarriersBase<ElideBarriersPass> {
+  void runOnOperation() override {
+    getOperation().walk([](gpu::GPUFuncOp kernel) {
+      kernel.walk([](Block *block) { elideInBlock(*block); });
+    });
+  }
+};
+} // namespace

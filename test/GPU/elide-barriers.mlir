@@ -1,0 +1,72 @@
+// RUN: gdn-opt %s --gdn-gpu-elide-barriers | FileCheck %s
+
+// Barriers that order nothing go: one right after another, and one between
+// two runs of shared-memory writes (two stagings in a row). A barrier next to
+// a shared read, a wgmma op or an op with regions stays, and so do the first
+// and the last barrier of a block (what lies beyond them is not known here).
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // CHECK-LABEL: gpu.func @stagings
+  // CHECK:      nvvm.barrier0
+  // CHECK-NEXT: vector.store %{{.*}}, %[[A:.*]][%c0]
+  // CHECK-NEXT: nvvm.fence.proxy
+  // CHECK-NEXT: llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;"
+  // CHECK-NEXT: vector.store %{{.*}}, %[[B:.*]][%c0]
+  // CHECK-NEXT: nvvm.fence.proxy
+  // CHECK-NEXT: memref.store %{{.*}}, %arg0[%c0]
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: vector.load %[[A]][%c0]
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: vector.store %{{.*}}, %[[A]][%c0]
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: nvvm.wgmma.fence.aligned
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: vector.store %{{.*}}, %[[B]][%c0]
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: scf.if
+  // CHECK:      }
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: vector.store
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: gpu.return
+  gpu.func @stagings(%out: memref<4xf32>, %flag: i1) kernel {
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %x = arith.constant dense<1.0> : vector<4xf32>
+    %f = arith.constant 2.0 : f32
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %a = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    %b = memref.view %smem[%c1024][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    // Two stagings in a row: lead, write, fence, trail; lead, write, fence,
+    // trail. The middle two barriers go; the global store does not count.
+    nvvm.barrier0
+    vector.store %x, %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    nvvm.barrier0
+    nvvm.barrier0
+    %tid = llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;", "=r" : () -> i32
+    vector.store %x, %b[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    memref.store %f, %out[%c0] : memref<4xf32>
+    nvvm.barrier0
+    // A read: the barriers around it stay.
+    %r = vector.load %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.barrier0
+    vector.store %r, %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.barrier0
+    // A wgmma op reads shared memory (asynchronously).
+    nvvm.wgmma.fence.aligned
+    nvvm.barrier0
+    vector.store %x, %b[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.barrier0
+    // An op with regions: unknown.
+    scf.if %flag {
+      vector.store %x, %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    }
+    nvvm.barrier0
+    vector.store %x, %b[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.barrier0
+    gpu.return
+  }
+}
+}
