@@ -307,8 +307,14 @@ def GDNGPUElideBarriers : Pass<"gdn-gpu-elide-barriers", "::mlir::ModuleOp"> {
     since the previous barrier and the ops up to the next one (both in the
     same block) only write shared memory or touch none. Reads of shared
     memory, every `wgmma` op, ops with regions and ops of unknown effect
-    keep the barriers around them; global memory accesses, fences and the
-    lowering's own `mov` inline assembly do not count.
+    keep the barriers around them; global memory accesses and the
+    lowering's own `mov` inline assembly do not count, and a proxy fence
+    counts as a write (the barrier after it publishes the writes to
+    `wgmma`). The first barrier of a block is always kept, and so is the
+    last unless it directly follows another one.
+
+    Precondition (true of the tile back end's kernels): threads of a block
+    never pass data to each other through global memory.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }

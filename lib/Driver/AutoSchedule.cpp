@@ -86,13 +86,12 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
     const int64_t segments = sms / w.programs;
     // The split-seq candidates, shortest segments first.
     const AutoCandidate *longest = nullptr;
-    for (const AutoCandidate &candidate : autoCandidates()) {
-      if (!candidate.segmentChunks)
+    for (const AutoCandidate &split : autoCandidates()) {
+      if (!split.segmentChunks)
         continue;
-      longest = &candidate;
-      if ((chunks + candidate.segmentChunks - 1) / candidate.segmentChunks <=
-          segments) {
-        c.pick = &candidate;
+      longest = &split;
+      if ((chunks + split.segmentChunks - 1) / split.segmentChunks <= segments) {
+        c.pick = &split;
         break;
       }
     }

@@ -68,5 +68,64 @@ gpu.module @k {
     nvvm.barrier0
     gpu.return
   }
+
+  // Removing a barrier merges the runs around it: after a run of writes, of
+  // two barriers before a read one stays. A proxy fence counts as a write,
+  // so the barrier between it and the wgmma that reads stays.
+  // CHECK-LABEL: gpu.func @merged_runs
+  // CHECK:      nvvm.barrier0
+  // CHECK-NEXT: vector.store
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: vector.load
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: nvvm.fence.proxy
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: nvvm.wgmma.fence.aligned
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: gpu.return
+  gpu.func @merged_runs(%x: vector<4xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %a = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    nvvm.barrier0
+    vector.store %x, %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.barrier0
+    nvvm.barrier0
+    %r = vector.load %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.barrier0
+    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    nvvm.barrier0
+    nvvm.wgmma.fence.aligned
+    nvvm.barrier0
+    gpu.return
+  }
+
+  // In a loop body the same holds per block; the body's first barrier
+  // stays (the previous iteration's end is beyond the block).
+  // CHECK-LABEL: gpu.func @loop_body
+  // CHECK:      scf.for
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: vector.store
+  // CHECK-NEXT: vector.store
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: vector.load
+  // CHECK-NEXT: }
+  gpu.func @loop_body(%x: vector<4xf32>, %n: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c1024 = arith.constant 1024 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %a = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    %b = memref.view %smem[%c1024][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    scf.for %i = %c0 to %n step %c1 {
+      nvvm.barrier0
+      vector.store %x, %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+      nvvm.barrier0
+      vector.store %x, %b[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+      nvvm.barrier0
+      %r = vector.load %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    }
+    gpu.return
+  }
 }
 }

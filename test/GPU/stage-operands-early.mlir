@@ -99,5 +99,22 @@ gpu.module @k {
     }
     gpu.return
   }
+
+  // Nor does a store move above an op with regions that writes memory.
+  // CHECK-LABEL: gpu.func @store_below_writes
+  // CHECK:      %[[W:.*]] = gdn.tile_load %arg0
+  // CHECK-NEXT: scf.if
+  // CHECK:      }
+  // CHECK-NEXT: gdn.tile_store %[[W]], %arg1
+  gpu.func @store_below_writes(%wm: memref<64x128xf32>, %ws: memref<64x128xf32>,
+                               %flag: i1) kernel {
+    %c0 = arith.constant 0 : index
+    %w = gdn.tile_load %wm[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+    scf.if %flag {
+      gdn.tile_store %w, %wm[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
+    }
+    gdn.tile_store %w, %ws[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
+    gpu.return
+  }
 }
 }

@@ -123,12 +123,15 @@
 //
 // LOAD-LABEL: func.func @scan__replay(
 // LOAD-SAME:  %[[X:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.workspace = "chunks"})
-// LOAD:       %[[FIRST:.*]] = gdn.tile_load %[[X]]
-// LOAD:       scf.for %[[C:[a-z0-9]+]] = %[[LO:[a-z0-9]+]] to %[[END:[a-z0-9]+]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[CUR:.*]] = %[[FIRST]]) -> (tensor<64x64xf32>, tensor<64x64xbf16>)
+// LOAD:       scf.if
+// LOAD:       %[[FIRSTSLOT:.*]] = arith.subi %[[LO:[a-z0-9]+]], %c0
+// LOAD:       %[[FIRST:.*]] = gdn.tile_load %[[X]][%{{.*}}, %{{.*}}, %[[FIRSTSLOT]], %{{.*}}, %{{.*}}]
+// LOAD:       scf.for %[[C:[a-z0-9]+]] = %[[LO]] to %[[END:[a-z0-9]+]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[CUR:.*]] = %[[FIRST]]) -> (tensor<64x64xf32>, tensor<64x64xbf16>)
 // LOAD:         %[[AFTER:.*]] = arith.addi %[[C]], %c1
 // LOAD:         %[[LAST:.*]] = arith.subi %[[END]], %c1
 // LOAD:         %[[NEXT:.*]] = arith.minui %[[AFTER]], %[[LAST]]
-// LOAD:         %[[FETCHED:.*]] = gdn.tile_load %[[X]][{{.*}}] dims [3, 4] : {{.*}} -> tensor<64x64xbf16>
+// LOAD:         %[[NEXTSLOT:.*]] = arith.subi %[[NEXT]], %c0
+// LOAD:         %[[FETCHED:.*]] = gdn.tile_load %[[X]][%{{.*}}, %{{.*}}, %[[NEXTSLOT]], %{{.*}}, %{{.*}}] dims [3, 4] : {{.*}} -> tensor<64x64xbf16>
 // LOAD:         arith.extf %[[CUR]] : tensor<64x64xbf16> to tensor<64x64xf32>
 // LOAD:         gdn.tile_store {{.*}} dims [0, 1]
 // LOAD:         scf.yield %{{.*}}, %[[FETCHED]]

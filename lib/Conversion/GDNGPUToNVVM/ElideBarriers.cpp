@@ -1,7 +1,9 @@
 //===- ElideBarriers.cpp - gdn-gpu-elide-barriers -------------------------===//
 //
 // The tile lowering brackets every trip through shared memory with block
-// barriers, one op at a time. Between ops, some barriers order nothing: a
+// barriers, one op at a time. It assumes what the tile kernels do: threads
+// of a block never pass data to each other through global memory, so only
+// shared-memory accesses need the barriers. Between ops, some barriers order nothing: a
 // barrier right after a barrier, or one between two runs of shared-memory
 // writes (two stagings in a row). The fused kernel had 57 barriers a chunk;
 // this pass drops the ones no shared-memory read or tensor-core op sits
@@ -46,9 +48,11 @@ bool isGlobal(Type type) {
 }
 
 SharedAccess classify(Operation *op) {
-  // Fences order a thread's own writes; they need no neighbouring barrier.
+  // A proxy fence publishes the thread's writes to the async proxy; the
+  // barrier after it is what lets other threads' wgmma read them. It
+  // counts as a write, so it never makes a run look empty.
   if (isa<NVVM::FenceProxyOp>(op))
-    return SharedAccess::None;
+    return SharedAccess::Write;
   // The lowering's thread-id and opaque-address moves (TileLowering.cpp).
   if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op))
     return asmOp.getAsmString().starts_with("mov.") ? SharedAccess::None
@@ -95,17 +99,21 @@ unsigned elideInBlock(Block &block) {
   }
   // The run after barrier i is the one before barrier i + 1; after the last
   // barrier comes the unknown rest of the block. Removing barrier i merges
-  // the runs around it, which only happens when that leaves barrier i + 1's
-  // recorded run (the later part) as true of the merged one.
+  // the runs around it into the run before barrier i + 1.
   unsigned removed = 0;
   for (size_t i = 1; i < barriers.size(); ++i) {
+    bool last = i + 1 == barriers.size();
     bool rightAfterBarrier = before[i].empty;
-    bool betweenWrites = before[i].writesOnly && i + 1 < barriers.size() &&
-                         before[i + 1].writesOnly;
+    bool betweenWrites =
+        before[i].writesOnly && !last && before[i + 1].writesOnly;
     if (!rightAfterBarrier && !betweenWrites)
       continue;
     barriers[i].erase();
     ++removed;
+    if (!last) {
+      before[i + 1].empty = before[i].empty && before[i + 1].empty;
+      before[i + 1].writesOnly = before[i].writesOnly && before[i + 1].writesOnly;
+    }
   }
   return removed;
 }

@@ -77,7 +77,9 @@ bool isTileStore(Operation *op) {
 
 /// Whether a store to `target` may move above `op`: `op` (with what it
 /// nests) declares its effects, writes nothing and reads nothing of
-/// `target`.
+/// `target`. Distinct memref values are taken not to alias, as everywhere
+/// in the tile kernels (arguments are separate tensors, workspaces separate
+/// buffers).
 bool storeMayPass(Operation *op, Value target) {
   std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
       getEffectsRecursively(op);

@@ -163,6 +163,22 @@ FailureOr<SmallVector<Value>> KernelBody::transition(Value chunk,
   return inlineStage(scan.getTransition(), args);
 }
 
+Value KernelBody::castElements(Value value, Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  unsigned fromBits = getElementTypeOrSelf(from).getIntOrFloatBitWidth();
+  unsigned toBits = getElementTypeOrSelf(to).getIntOrFloatBitWidth();
+  if (fromBits < toBits)
+    return arith::ExtFOp::create(b, loc(), to, value);
+  if (fromBits > toBits)
+    return arith::TruncFOp::create(b, loc(), to, value);
+  // Two 16-bit types (f16 and bf16): through f32.
+  Type wide = cast<ShapedType>(from).clone(b.getF32Type());
+  return arith::TruncFOp::create(b, loc(), to,
+                                 arith::ExtFOp::create(b, loc(), wide, value));
+}
+
 void KernelBody::store(unsigned ws, Value slot, Value value) {
   const ScanLowering::Workspace &w = lowering.workspaces[ws];
   Value mem = kernel.getArgument(lowering.firstWorkspaceArg + ws);
@@ -172,8 +188,7 @@ void KernelBody::store(unsigned ws, Value slot, Value value) {
     memref::StoreOp::create(b, loc(), value, mem, at);
     return;
   }
-  if (tile.getElementType() != w.storage)
-    value = arith::TruncFOp::create(b, loc(), tile.clone(w.storage), value);
+  value = castElements(value, tile.clone(w.storage));
   SmallVector<int64_t> dims;
   for (int64_t d = 0; d < tile.getRank(); ++d) {
     at.push_back(index(0));
@@ -205,9 +220,7 @@ Value KernelBody::loadStored(unsigned ws, Value slot) {
 
 Value KernelBody::widen(unsigned ws, Value stored) {
   const ScanLowering::Workspace &w = lowering.workspaces[ws];
-  if (stored.getType() == w.tile)
-    return stored;
-  return arith::ExtFOp::create(b, loc(), w.tile, stored);
+  return castElements(stored, w.tile);
 }
 
 SmallVector<Value> KernelBody::forLoop(

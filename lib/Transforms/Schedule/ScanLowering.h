@@ -80,6 +80,9 @@ public:
 
 private:
   SmallVector<Value> inlineStage(Region &stage, ValueRange args);
+  /// `value` (a float tile) with the element type of `to`: extf, truncf,
+  /// or both between two 16-bit types.
+  Value castElements(Value value, Type to);
   OpBuilder &b;
   ChunkScanOp scan;
   func::FuncOp kernel;

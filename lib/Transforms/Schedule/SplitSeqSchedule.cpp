@@ -92,13 +92,16 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
                   first, end, init, [&](Value c, ValueRange acc) {
                     Value slot = replayLoads ? chunkSlot(k, c) : Value();
                     SmallVector<Value> prepared = k.prepare(c);
-                    // Each value is stored right where it is computed, so
-                    // the ones transition does not use (q's) die at once.
+                    // Each value is stored after the op of this chunk's
+                    // body that yields it (still the prepare stage's call
+                    // here; gdn-gpu-stage-operands-early moves the stores up
+                    // to the values once the call is inlined).
                     for (auto [w, v] : llvm::zip(preparedWs, prepared)) {
                       if (!w)
                         continue;
                       OpBuilder::InsertionGuard guard(k.builder());
-                      if (Operation *def = v.getDefiningOp())
+                      Operation *def = v.getDefiningOp();
+                      if (def && def->getBlock() == k.builder().getInsertionBlock())
                         k.builder().setInsertionPointAfter(def);
                       k.store(*w, slot, v);
                     }
@@ -152,7 +155,8 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
         forThisSegment(k, [&](Value s, Value first, Value end) {
           // With replay=load, chunk c + 1's stored values are loaded at the
           // top of chunk c and carried, so their latency hides behind c's
-          // work (the last chunk loads itself again: nothing out of range).
+          // work. The segment's last chunk loads itself again rather than
+          // the next segment's first (or a slot past the program's last).
           SmallVector<Value> init{k.load(startWs, s)};
           if (replayLoads)
             for (std::optional<unsigned> w : preparedWs)
