@@ -234,26 +234,38 @@ gpu.module @k {
   // CHECK: nvvm.barrier0
   // CHECK: memref.view {{.*}} to memref<4352xf32, #gpu.address_space<workgroup>>
   // CHECK: memref.view {{.*}} to memref<4352xf32, #gpu.address_space<workgroup>>
-  // CHECK: memref.view {{.*}} to memref<1024xf32, #gpu.address_space<workgroup>>
+  // CHECK: memref.view {{.*}} to memref<1280xf32, #gpu.address_space<workgroup>>
   // CHECK: nvvm.barrier0
   // CHECK: nvvm.barrier0
+  // The inverse: 8 x 8 diagonal blocks by forward substitution (28 fmas on
+  // the threads that own a column), the 8 -> 16 merge on fmas (two outputs
+  // a thread on 128 threads), then 16 -> 32 and 32 -> 64 on mma.sync in
+  // three tf32 passes (hi*lo, lo*hi, hi*hi), a barrier after each product.
   // CHECK: scf.if
-  // CHECK-COUNT-120: math.fma
+  // CHECK-COUNT-28: math.fma
   // CHECK-NOT: nvvm.barrier0
   // CHECK: {{^ *}}}
   // CHECK-NEXT: nvvm.barrier0
-  // CHECK-COUNT-64: math.fma
+  // CHECK-COUNT-16: math.fma
   // CHECK: memref.store
   // CHECK: nvvm.barrier0
-  // CHECK-COUNT-64: math.fma
+  // CHECK-COUNT-16: math.fma
   // CHECK: arith.negf
   // CHECK: nvvm.barrier0
-  // CHECK-COUNT-256: math.fma
+  // CHECK-NOT: math.fma
+  // CHECK: arith.andi %{{.*}}, %c-8192_i32 : i32
+  // CHECK-COUNT-6: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>
   // CHECK: nvvm.barrier0
-  // CHECK-COUNT-256: math.fma
+  // CHECK-COUNT-6: nvvm.mma.sync
+  // CHECK: arith.negf
+  // CHECK: nvvm.barrier0
+  // CHECK-COUNT-24: nvvm.mma.sync
+  // CHECK: nvvm.barrier0
+  // CHECK-COUNT-24: nvvm.mma.sync
   // CHECK: arith.negf
   // CHECK: memref.store
   // CHECK: nvvm.barrier0
+  // CHECK-NOT: nvvm.mma.sync
   // CHECK-NOT: math.fma
   // CHECK: memref.load %{{.*}} : memref<?xi64>
   // CHECK: memref.load %{{.*}} : memref<?xi64>

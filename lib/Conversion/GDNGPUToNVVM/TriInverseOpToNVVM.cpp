@@ -2,20 +2,25 @@
 //
 // Tm = (I + A)^-1 for strictly lower-triangular A, L x L, L = 16 * 2^m:
 //
-//  1. Every 16 x 16 diagonal block is inverted by forward substitution, one
+//  1. Every 8 x 8 diagonal block is inverted by forward substitution, one
 //     thread per (block, column), the column in registers (fully unrolled,
-//     branch-free: 120 multiply-adds a thread). The same thread clears its
+//     branch-free: 28 multiply-adds a thread). The same thread clears its
 //     column above the diagonal blocks.
-//  2. Blocks are merged in levels s = 16, 32, .., L / 2. For each diagonal
+//  2. Blocks are merged in levels s = 8, 16, .., L / 2. For each diagonal
 //     2s x 2s block [[M11, 0], [A21, M22]] whose halves are already
 //     inverted, the lower-left block of its inverse is -T22 (A21 T11): two
-//     s x s x s products, spread over all threads (a few consecutive
-//     outputs each), with a barrier after each.
+//     s x s x s products with a barrier after each. Level 8 runs on the
+//     FMA pipes (a few outputs a thread); levels from 16 on run on the
+//     tensor cores, mma.sync m16n8k8 in three tf32 passes (fp32's
+//     accuracy), a 16 x 8 tile of outputs per warp.
 //
-// For L = 64 on 128 threads that is 5 barriers and about 800 multiply-adds
-// a thread. Solving one column per thread instead (the fallback below, for
-// other sizes) leaves thread 0 with L^2 / 2 dependent steps while most
-// threads wait: 40% of the fused kernel's time on the H200.
+// For L = 64 on 256 threads that is 8 barriers, 28 dependent multiply-adds
+// on a quarter of the threads, 16 on all, and 36 mma a warp. The H200
+// profile of the fused kernel (2026-12-01) had the former form (16 x 16
+// blocks, every level on FMAs: 120 dependent multiply-adds, then up to 512
+// fmas a thread limited by shared-memory reads) at 23% of a chunk. Solving
+// one column per thread instead (the fallback below, for other sizes)
+// leaves thread 0 with L^2 / 2 dependent steps while most threads wait.
 //
 // A and Tm live in the scratch area with rows padded to L + 4 floats, so
 // that the 8 rows a warp reads at once fall in distinct banks.
@@ -28,6 +33,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -39,14 +46,22 @@ using namespace mlir;
 using namespace mlir::gdn_gpu;
 
 namespace {
-constexpr int64_t kDiagonalBlock = 16;
+constexpr int64_t kDiagonalBlock = 8;
 constexpr int64_t kRowPadding = 4;
+/// Merge levels with blocks this large or larger run on the tensor cores.
+constexpr int64_t kMmaBlock = 16;
+/// P's rows are padded to s + 8 floats.
+constexpr int64_t kProductPadding = 8;
 /// Most consecutive outputs one thread computes in a merge product.
 constexpr int64_t kMaxOutputsPerThread = 8;
 
+/// Floats of the merge products P: l / (2 s) pairs of s x (s + 8), largest
+/// at s = l / 2.
+int64_t productFloats(int64_t l) { return l / 2 * (l / 2 + kProductPadding); }
+
 bool blockedInverseApplies(int64_t l, int64_t threads) {
-  return l % kDiagonalBlock == 0 && llvm::isPowerOf2_64(l / kDiagonalBlock) &&
-         l <= threads;
+  return l % kMmaBlock == 0 && llvm::isPowerOf2_64(l / kMmaBlock) &&
+         l <= threads && threads % 32 == 0;
 }
 
 /// Index arithmetic on `index` values with constants folded in.
@@ -75,6 +90,172 @@ void inThreads(OpBuilder &b, Location loc, Value cond,
   body();
 }
 
+Value loadAt(OpBuilder &b, Location loc, Value buf, Value index) {
+  return memref::LoadOp::create(b, loc, buf, index).getResult();
+}
+
+/// Where one merge product reads and writes, for pair q of level s (the
+/// 2s x 2s diagonal block at row and column r0 = 2 s q):
+///   first:  P[q] = A21 T11:   lhs A[r0+s+i][r0+k],   rhs T[r0+k][r0+c]
+///   second: T21 = -T22 P[q]:  lhs T[r0+s+i][r0+s+k], rhs P[q][k][c]
+struct MergeOperands {
+  IndexMath &im;
+  Value a, t, p;
+  int64_t stride, s, pStride;
+  bool second;
+
+  Value lhsBuffer() const { return second ? t : a; }
+  Value rhsBuffer() const { return second ? p : t; }
+  /// Index of lhs(i, k) for pair row r0.
+  Value lhs(Value r0, Value i, Value k) const {
+    Value row = im.add(im.add(r0, i), s);
+    return im.add(im.add(im.mul(row, stride), im.add(r0, k)), second ? s : 0);
+  }
+  /// Index of rhs(k, c) for pair q (row r0).
+  Value rhs(Value q, Value r0, Value k, Value c) const {
+    if (second)
+      return im.add(im.add(im.mul(q, s * pStride), im.mul(k, pStride)), c);
+    return im.add(im.mul(im.add(r0, k), stride), im.add(r0, c));
+  }
+  /// Index the (i, c) output goes to: P[q] or T21.
+  Value out(Value q, Value r0, Value i, Value c) const {
+    if (second)
+      return im.add(im.mul(im.add(im.add(r0, i), s), stride), im.add(r0, c));
+    return im.add(im.add(im.mul(q, s * pStride), im.mul(i, pStride)), c);
+  }
+};
+
+/// A merge product on the FMA pipes: each thread a few consecutive outputs
+/// of one row (small levels, where an mma tile would be mostly empty).
+void emitFmaProduct(OpBuilder &b, Location loc, Value a, Value t, Value p,
+                    int64_t l, int64_t s, int64_t pStride, int64_t threads,
+                    bool second) {
+  IndexMath im{b, loc};
+  MergeOperands ops{im, a, t, p, l + kRowPadding, s, pStride, second};
+  const int64_t outputs = l / (2 * s) * s * s;
+  int64_t perThread = std::max<int64_t>(1, outputs / threads);
+  perThread = std::min<int64_t>(
+      {int64_t(llvm::bit_floor(uint64_t(perThread))), kMaxOutputsPerThread, s});
+  const int64_t groups = outputs / perThread, rowGroups = s / perThread;
+  Value tid = threadIdHere(b, loc);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  // Group g: pair q, row i of the s x s block, columns c0 .. c0 + perThread - 1.
+  for (int64_t first = 0; first < groups; first += threads) {
+    Value g = im.add(tid, first);
+    Value cond = groups - first < threads ? im.ult(g, groups) : Value();
+    inThreads(b, loc, cond, [&] {
+      Value q = im.div(g, s * rowGroups);
+      Value i = im.rem(im.div(g, rowGroups), s);
+      Value c0 = im.mul(im.rem(g, rowGroups), perThread);
+      Value r0 = im.mul(q, 2 * s);
+      SmallVector<Value> acc(perThread, zero);
+      for (int64_t k = 0; k < s; ++k) {
+        Value lhs = loadAt(b, loc, ops.lhsBuffer(), ops.lhs(r0, i, im.c(k)));
+        Value rhsBase = ops.rhs(q, r0, im.c(k), c0);
+        for (int64_t u = 0; u < perThread; ++u)
+          acc[u] = math::FmaOp::create(
+              b, loc, lhs, loadAt(b, loc, ops.rhsBuffer(), im.add(rhsBase, u)),
+              acc[u]);
+      }
+      Value outBase = ops.out(q, r0, i, c0);
+      for (int64_t u = 0; u < perThread; ++u) {
+        Value v = second ? arith::NegFOp::create(b, loc, acc[u]).getResult()
+                         : acc[u];
+        memref::StoreOp::create(b, loc, v, second ? t : p, im.add(outBase, u));
+      }
+    });
+  }
+}
+
+/// x as the sum of two tf32 values (high: x with its low 13 mantissa bits
+/// cleared; low: the exact rest, which the mma truncates to tf32), as i32
+/// operands of an mma.
+std::pair<Value, Value> splitTf32(OpBuilder &b, Location loc, Value x) {
+  Type i32 = b.getI32Type();
+  Value bits = arith::BitcastOp::create(b, loc, i32, x);
+  Value high = arith::AndIOp::create(
+      b, loc, bits,
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(0xffffe000))));
+  Value rest = arith::SubFOp::create(
+      b, loc, x, arith::BitcastOp::create(b, loc, b.getF32Type(), high));
+  return {high, arith::BitcastOp::create(b, loc, i32, rest)};
+}
+
+/// A merge product on the tensor cores: each warp computes 16 x 8 tiles of
+/// outputs with mma.sync m16n8k8 in three tf32 passes (hi*hi + hi*lo +
+/// lo*hi: about fp32's accuracy; one pass would round T to tf32, which the
+/// fp32 solve it replaces did not). Operands are read from shared memory
+/// straight into the mma fragments.
+void emitMmaProduct(OpBuilder &b, Location loc, Value a, Value t, Value p,
+                    int64_t l, int64_t s, int64_t pStride, int64_t threads,
+                    bool second) {
+  IndexMath im{b, loc};
+  MergeOperands ops{im, a, t, p, l + kRowPadding, s, pStride, second};
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  const int64_t warps = threads / 32, mTiles = s / 16, nTiles = s / 8;
+  const int64_t jobs = l / (2 * s) * mTiles * nTiles;
+  Value tid = threadIdHere(b, loc);
+  Value warp = im.div(tid, 32), lane = im.rem(tid, 32);
+  // Fragment coordinates (PTX ISA, mma.m16n8k8 .tf32): a0 (g, t), a1
+  // (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4); b0 (t, g), b1 (t + 4, g);
+  // c0 / c1 (g, 2t / 2t + 1), c2 / c3 (g + 8, 2t / 2t + 1).
+  Value group = im.div(lane, 4), inGroup = im.rem(lane, 4);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  for (int64_t first = 0; first < jobs; first += warps) {
+    Value job = im.add(warp, first);
+    Value cond = jobs - first < warps ? im.ult(job, jobs) : Value();
+    inThreads(b, loc, cond, [&] {
+      Value q = im.div(job, mTiles * nTiles);
+      Value i0 = im.mul(im.rem(im.div(job, nTiles), mTiles), 16);
+      Value c0 = im.mul(im.rem(job, nTiles), 8);
+      Value r0 = im.mul(q, 2 * s);
+      Value row = im.add(i0, group), col = im.add(c0, group);
+      SmallVector<Value> acc(4, zero);
+      for (int64_t k = 0; k < s; k += 8) {
+        Value k0 = im.add(inGroup, k), k1 = im.add(inGroup, k + 4);
+        SmallVector<Value> aHigh, aLow, bHigh, bLow;
+        for (auto [i, kk] : {std::pair{row, k0}, std::pair{im.add(row, 8), k0},
+                             std::pair{row, k1}, std::pair{im.add(row, 8), k1}}) {
+          auto [hi, lo] = splitTf32(
+              b, loc, loadAt(b, loc, ops.lhsBuffer(), ops.lhs(r0, i, kk)));
+          aHigh.push_back(hi);
+          aLow.push_back(lo);
+        }
+        for (Value kk : {k0, k1}) {
+          auto [hi, lo] = splitTf32(
+              b, loc, loadAt(b, loc, ops.rhsBuffer(), ops.rhs(q, r0, kk, col)));
+          bHigh.push_back(hi);
+          bLow.push_back(lo);
+        }
+        auto mma = [&](ValueRange lhs, ValueRange rhs) {
+          Value d = NVVM::MmaOp::create(
+              b, loc, accType, lhs, rhs, acc, ArrayRef<int64_t>{16, 8, 8},
+              std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                            NVVM::MMATypes::tf32},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t r = 0; r < 4; ++r)
+            acc[r] = LLVM::ExtractValueOp::create(b, loc, d, r);
+        };
+        mma(aLow, bHigh);
+        mma(aHigh, bLow);
+        mma(aHigh, bHigh);
+      }
+      Value outCol = im.add(c0, im.mul(inGroup, 2));
+      for (int64_t r = 0; r < 4; ++r) {
+        Value i = r < 2 ? row : im.add(row, 8);
+        Value v = second ? arith::NegFOp::create(b, loc, acc[r]).getResult()
+                         : acc[r];
+        memref::StoreOp::create(b, loc, v, second ? t : p,
+                                ops.out(q, r0, i, im.add(outCol, r % 2)));
+      }
+    });
+  }
+}
+
 struct TriInverseByBlocks : OpConversionPattern<gdn::TriInverseOp> {
   TriInverseByBlocks(TileTypeConverter &converter, MLIRContext *ctx,
                      SharedMemoryPlan &plan)
@@ -99,7 +280,7 @@ struct TriInverseByBlocks : OpConversionPattern<gdn::TriInverseOp> {
     Value t = sharedView(b, loc, plan.scratchOffset() + l * stride * 4,
                          l * stride, f32);
     Value p = sharedView(b, loc, plan.scratchOffset() + 2 * l * stride * 4,
-                         l * l / 4, f32);
+                         productFloats(l), f32);
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
     Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1));
     Value tid = threadIdHere(b, loc);
@@ -156,54 +337,19 @@ struct TriInverseByBlocks : OpConversionPattern<gdn::TriInverseOp> {
     });
     emitBlockBarrier(b, loc);
 
-    // 2. Merge levels.
+    // 2. Merge levels. P holds every pair's s x s product A21 T11 with rows
+    // padded to s + 8 floats (the mma B fragments then hit distinct banks).
     for (int64_t s = kDiagonalBlock; s < l; s *= 2) {
-      const int64_t outputs = l / (2 * s) * s * s;
-      int64_t perThread = std::max<int64_t>(1, outputs / threads);
-      perThread = std::min<int64_t>(
-          {int64_t(llvm::bit_floor(uint64_t(perThread))), kMaxOutputsPerThread, s});
-      const int64_t groups = outputs / perThread, rowGroups = s / perThread;
-      // Group g: pair q (rows 2 s q ..), row i of the s x s block, columns
-      // c0 .. c0 + perThread - 1.
-      auto product = [&](bool second) {
-        for (int64_t first = 0; first < groups; first += threads) {
-          Value g = im.add(tid, first);
-          Value cond = groups - first < threads ? im.ult(g, groups) : Value();
-          inThreads(b, loc, cond, [&] {
-            Value q = im.div(g, s * rowGroups);
-            Value i = im.rem(im.div(g, rowGroups), s);
-            Value c0 = im.mul(im.rem(g, rowGroups), perThread);
-            Value r0 = im.mul(q, 2 * s);
-            // Where row r0 + s + i of the level's lower half starts, plus r0.
-            Value lowRow = im.add(im.mul(im.add(im.add(r0, i), s), stride), r0);
-            Value pBase = im.add(im.mul(q, s * s), c0);
-            SmallVector<Value> acc(perThread, zero);
-            for (int64_t k = 0; k < s; ++k) {
-              // first:  P = A21 T11:  A[r0+s+i][r0+k] * T[r0+k][r0+c0+u]
-              // second: T21 = -T22 P: T[r0+s+i][r0+s+k] * P[q][k][c0+u]
-              Value lhs = second ? load(t, im.add(lowRow, s + k))
-                                 : load(a, im.add(lowRow, k));
-              Value rhsBase =
-                  second ? im.add(pBase, k * s)
-                         : im.add(im.add(im.mul(r0, stride + 1), c0), k * stride);
-              for (int64_t u = 0; u < perThread; ++u)
-                acc[u] = fma(lhs, load(second ? p : t, im.add(rhsBase, u)), acc[u]);
-            }
-            for (int64_t u = 0; u < perThread; ++u) {
-              if (second)
-                memref::StoreOp::create(b, loc,
-                                        arith::NegFOp::create(b, loc, acc[u]), t,
-                                        im.add(im.add(lowRow, c0), u));
-              else
-                memref::StoreOp::create(b, loc, acc[u], p,
-                                        im.add(im.add(pBase, im.mul(i, s)), u));
-            }
-          });
-        }
+      const int64_t pStride = s + kProductPadding;
+      auto levelProduct = [&](bool second) {
+        if (s >= kMmaBlock)
+          emitMmaProduct(b, loc, a, t, p, l, s, pStride, threads, second);
+        else
+          emitFmaProduct(b, loc, a, t, p, l, s, pStride, threads, second);
         emitBlockBarrier(b, loc);
       };
-      product(/*second=*/false);
-      product(/*second=*/true);
+      levelProduct(/*second=*/false);
+      levelProduct(/*second=*/true);
     }
 
     SmallVector<Value> out;
@@ -295,7 +441,7 @@ int64_t gdn_gpu::triInverseScratchBytes(RankedTensorType type) {
   auto layout = getDistributedLayout(type);
   int64_t l = type.getDimSize(0);
   if (layout && blockedInverseApplies(l, layout.getNumThreads()))
-    return (2 * l * (l + kRowPadding) + l * l / 4) * 4;
+    return (2 * l * (l + kRowPadding) + productFloats(l)) * 4;
   return 2 * l * l * 4;
 }
 
