@@ -265,6 +265,8 @@ def run_checks(args):
     print("device:", torch.cuda.get_device_name())
     failures = 0
     for _, kernel, precisions, _ in KERNELS:
+        if args.only and kernel not in args.only:
+            continue
         for prec in precisions:
             name = f"{kernel}-{prec}"
             meta = json.load(open(os.path.join(args.dir, name + ".json")))
@@ -289,6 +291,8 @@ def main():
     c.add_argument("--cuobjdump", help="with --ptxas: also require HGMMA in the SASS")
     r = sub.add_parser("run")
     r.add_argument("--dir", required=True)
+    r.add_argument("--only", action="append", choices=sorted(CHECKS),
+                   help="check only this kernel (repeatable)")
     args = ap.parse_args()
     return compile_kernels(args) if args.cmd == "compile" else run_checks(args)
 

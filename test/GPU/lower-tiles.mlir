@@ -172,13 +172,24 @@ gpu.module @k {
 #mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 2], instrN = 64>
 module attributes {gpu.container_module} {
 gpu.module @k {
-  // Stores straight from the accumulator layout (two warpgroups): each
-  // thread writes its column pairs, 4-byte bf16 runs guarded by the row
-  // count (64 x 128 over 256 threads: 16 runs) and 8-byte fp32 runs of a
-  // 128 x 128 state (32 runs), with no trip through shared memory.
+  // Stores straight from the accumulator layout (two warpgroups), with no
+  // trip through shared memory. bf16: the four lanes of a quad transpose
+  // their column pairs of four 8-column blocks through shuffles (two xor
+  // steps, two shuffles each), then each lane stores one block's 8 columns
+  // of a row, 16 bytes, guarded by the row count (64 x 128 over 256
+  // threads: 4 stores instead of 16 pairs). fp32: 8-byte runs of a
+  // 128 x 128 state (32 runs).
   // CHECK-LABEL: gpu.func @accumulator_stores
   // CHECK-NOT: nvvm.barrier0
-  // CHECK-COUNT-16: vector.store %{{.*}} {alignment = 4 : i64} : memref<?x?x128xbf16>, vector<2xbf16>
+  // CHECK: arith.remui %{{.*}}, %c4 : index
+  // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32 : i32
+  // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32 : i32
+  // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32 : i32
+  // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32 : i32
+  // CHECK: vector.bitcast %{{.*}} : vector<4xi32> to vector<8xbf16>
+  // CHECK: scf.if
+  // CHECK-NEXT: vector.store %{{.*}} {alignment = 16 : i64} : memref<?x?x128xbf16>, vector<8xbf16>
+  // CHECK-COUNT-3: vector.store %{{.*}} {alignment = 16 : i64} : memref<?x?x128xbf16>, vector<8xbf16>
   // CHECK-NOT: vector.store %{{.*}} : memref<?x?x128xbf16>
   // CHECK-COUNT-32: vector.store %{{.*}} {alignment = 8 : i64} : memref<?x?x128x128xf32>, vector<2xf32>
   // CHECK-NOT: memref.store

@@ -17,10 +17,13 @@
 #include "gdn/Dialect/ScalarFormulas.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::gdn_gpu;
@@ -112,11 +115,136 @@ Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
   return vector::FromElementsOp::create(b, loc, converter.convertType(type), out);
 }
 
+/// For each 32-column block of a row that a quad (four lanes, lane % 4 =
+/// 0..3) holds in an accumulator layout: the first registers of its four
+/// column pairs, in thread 0's coordinates (columns c, c + 8, c + 16,
+/// c + 24; lane t holds columns + 2t). Empty when the registers do not fall
+/// into such blocks.
+SmallVector<std::array<int64_t, 4>> quadBlocks(RankedTensorType type) {
+  auto layout = cast<DistributedLayoutAttr>(type.getEncoding());
+  SmallVector<SmallVector<int64_t>> offsets =
+      layout.getElementCoords(type.getShape(), 0);
+  std::map<std::pair<int64_t, int64_t>, std::array<int64_t, 4>> blocks;
+  for (size_t reg = 0; reg + 1 < offsets.size(); reg += 2) {
+    int64_t row = offsets[reg][0], col = offsets[reg][1];
+    if (col % 8 || offsets[reg + 1][0] != row || offsets[reg + 1][1] != col + 1)
+      return {};
+    auto [it, fresh] = blocks.try_emplace({row, col / 32});
+    if (fresh)
+      it->second.fill(-1);
+    int64_t &slot = it->second[col % 32 / 8];
+    if (slot != -1)
+      return {};
+    slot = reg;
+  }
+  SmallVector<std::array<int64_t, 4>> out;
+  for (auto &[key, regs] : blocks) {
+    if (llvm::is_contained(regs, -1))
+      return {};
+    out.push_back(regs);
+  }
+  return out;
+}
+
+/// A 16-bit accumulator tile stored 16 bytes a thread. The wgmma layout
+/// gives a thread two consecutive columns of each 8-column block, so a
+/// direct store is one 4-byte access per pair, and ptxas recomputes the
+/// address of each (the H200 profile of the fused kernel had `o`'s sixteen
+/// stores a thread and their address arithmetic at 7% of a chunk). Here the
+/// four lanes of a quad transpose their 4 x 4 words through shuffles (two
+/// xor steps) so that lane t holds the 8 columns of block t, and store one
+/// vector each. Returns false (and emits nothing) where the tile does not
+/// have that shape.
+bool storeByQuadTranspose(OpBuilder &b, Location loc, RankedTensorType type,
+                          Value regs, Value dest, ValueRange corner,
+                          ArrayRef<int64_t> dims, Value rows) {
+  auto memref = cast<MemRefType>(dest.getType());
+  if (!isa<WarpgroupMmaAttr>(type.getEncoding()) || type.getRank() != 2 ||
+      dims.size() != 2 || dims[1] != memref.getRank() - 1 ||
+      !memref.getLayout().isIdentity() || type.getElementTypeBitWidth() != 16)
+    return false;
+  int64_t rowLength = memref.getShape().back();
+  if (ShapedType::isDynamic(rowLength) || rowLength % 8 != 0 ||
+      !isMultipleOf(corner[dims[1]], 8))
+    return false;
+  SmallVector<std::array<int64_t, 4>> blocks = quadBlocks(type);
+  if (blocks.empty())
+    return false;
+
+  Type i32 = b.getI32Type();
+  Value tid = threadIdHere(b, loc);
+  Value lane = arith::RemUIOp::create(b, loc, tid,
+                                      arith::ConstantIndexOp::create(b, loc, 4));
+  Value laneI32 = arith::IndexCastOp::create(b, loc, i32, lane);
+  Value width = arith::ConstantIntOp::create(b, loc, kWarpSize, 32);
+  SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
+  auto word = [&](int64_t reg) {
+    Value pair = registerRun(b, loc, regs, reg, 2);
+    Value packed = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, i32), pair);
+    return vector::ExtractOp::create(b, loc, packed, 0).getResult();
+  };
+  for (const auto &block : blocks) {
+    // x[s]: this lane's columns of 8-column block s; wanted: y[u] = lane
+    // u's x[t], t this lane. Step m swaps the off-diagonal halves along bit
+    // m: the slot whose bit m differs from the lane's goes to the partner.
+    SmallVector<Value> x;
+    for (int64_t reg : block)
+      x.push_back(word(reg));
+    for (int32_t m : {2, 1}) {
+      Value bit = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          arith::AndIOp::create(b, loc, laneI32,
+                                arith::ConstantIntOp::create(b, loc, m, 32)),
+          arith::ConstantIntOp::create(b, loc, 0, 32));
+      Value offset = arith::ConstantIntOp::create(b, loc, m, 32);
+      for (int64_t s = 0; s < 4; ++s) {
+        if (s & m)
+          continue;
+        Value send = arith::SelectOp::create(b, loc, bit, x[s], x[s | m]);
+        Value got = gpu::ShuffleOp::create(b, loc, send, offset, width,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+        x[s] = arith::SelectOp::create(b, loc, bit, got, x[s]);
+        x[s | m] = arith::SelectOp::create(b, loc, bit, x[s | m], got);
+      }
+    }
+    Value words = vector::FromElementsOp::create(
+        b, loc, VectorType::get({4}, i32), x);
+    Value v = vector::BitCastOp::create(
+        b, loc, VectorType::get({8}, type.getElementType()), words);
+    // Lane t's block starts 6t columns right of its first pair (2t).
+    SmallVector<Value> coord = coords[block[0]];
+    coord[1] = arith::AddIOp::create(
+        b, loc, coord[1],
+        arith::MulIOp::create(b, loc, lane,
+                              arith::ConstantIndexOp::create(b, loc, 6)));
+    SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
+    auto store = [&](OpBuilder &at) {
+      vector::StoreOp::create(at, loc, v, dest, idx, /*nontemporal=*/false,
+                              llvm::MaybeAlign(16));
+    };
+    if (!rows) {
+      store(b);
+      continue;
+    }
+    Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       coord[0], rows);
+    auto guard = scf::IfOp::create(b, loc, keep, /*withElse=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(guard.thenBlock());
+    store(b);
+  }
+  return true;
+}
+
 /// The registers `regs` of a tile of `type` written to `dest`; rows at or
 /// past `rows` (when given) are not written.
 void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value regs,
                     Value dest, ValueRange corner, ArrayRef<int64_t> dims,
                     Value rows) {
+  if (storeByQuadTranspose(b, loc, type, regs, dest, corner, dims, rows))
+    return;
   int64_t run = globalRunLength(type, cast<MemRefType>(dest.getType()),
                                 corner, dims);
   SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
