@@ -239,8 +239,17 @@ gpu.module @k {
   // CHECK: math.rsqrt
   // CHECK: nvvm.barrier0
   // CHECK: nvvm.barrier0
-  // CHECK: scf.for {{.*}} iter_args
+  // The cumsum: written to the scratch area, then each warp scans the two
+  // 32-element segments in five steps, each shuffling up a partial sum's
+  // high and low parts, takes the first segment's total (both parts) from
+  // lane 31 and adds it to the second.
+  // CHECK-NOT: scf.for
   // CHECK: memref.load %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>
+  // CHECK-COUNT-10: gpu.shuffle up
+  // CHECK-NOT: gpu.shuffle up
+  // CHECK-COUNT-2: gpu.shuffle idx %{{.*}}, %c31_i32
+  // CHECK: memref.load %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>
+  // CHECK-COUNT-10: gpu.shuffle up
   // CHECK: nvvm.barrier0
   // CHECK: nvvm.barrier0
   // CHECK: memref.view {{.*}} to memref<4352xf32, #gpu.address_space<workgroup>>
