@@ -59,8 +59,11 @@ def compile_kernels(args):
             src = laid_out
         for prec in precisions:
             name = f"{kernel}-{prec}"
+            # The passes of gdn-gpu-tiles-to-ptx up to the lowering: staging
+            # operands early changes their lifetimes and so the plan.
             lowered = subprocess.run(
-                [args.gdn_opt, src, f"--gdn-gpu-lower-tiles=mma-precision={prec}"],
+                [args.gdn_opt, src, f"--gdn-gpu-stage-operands-early=mma-precision={prec}",
+                 f"--gdn-gpu-lower-tiles=mma-precision={prec}"],
                 check=True, capture_output=True, text=True).stdout
             shared = int(re.search(r"gdn.shared_bytes_per_block = (\d+)", lowered).group(1))
             binary = subprocess.run(
