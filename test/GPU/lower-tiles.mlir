@@ -181,14 +181,18 @@ gpu.module @k {
   // 128 x 128 state (32 runs).
   // CHECK-LABEL: gpu.func @accumulator_stores
   // CHECK-NOT: nvvm.barrier0
-  // CHECK: arith.remui %{{.*}}, %c4 : index
+  // CHECK: arith.index_cast %[[QUAD:.*]] : index to i32
   // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32 : i32
   // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32 : i32
   // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32 : i32
   // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32 : i32
   // CHECK: vector.bitcast %{{.*}} : vector<4xi32> to vector<8xbf16>
+  // Lane t's 8 columns start 6t right of its first pair (2t): at 8t.
+  // CHECK: %[[SIX:.*]] = arith.muli %[[QUAD]], %c6 : index
+  // CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[SIX]] : index
+  // CHECK: %[[IDX:.*]] = arith.addi %c0, %[[COL]] : index
   // CHECK: scf.if
-  // CHECK-NEXT: vector.store %{{.*}} {alignment = 16 : i64} : memref<?x?x128xbf16>, vector<8xbf16>
+  // CHECK-NEXT: vector.store %{{.*}}[%{{.*}}, %c0, %[[IDX]]] {alignment = 16 : i64} : memref<?x?x128xbf16>, vector<8xbf16>
   // CHECK-COUNT-3: vector.store %{{.*}} {alignment = 16 : i64} : memref<?x?x128xbf16>, vector<8xbf16>
   // CHECK-NOT: vector.store %{{.*}} : memref<?x?x128xbf16>
   // CHECK-COUNT-32: vector.store %{{.*}} {alignment = 8 : i64} : memref<?x?x128x128xf32>, vector<2xf32>

@@ -124,6 +124,8 @@ SmallVector<std::array<int64_t, 4>> quadBlocks(RankedTensorType type) {
   auto layout = cast<DistributedLayoutAttr>(type.getEncoding());
   SmallVector<SmallVector<int64_t>> offsets =
       layout.getElementCoords(type.getShape(), 0);
+  if (offsets.size() % 2 != 0)
+    return {};
   std::map<std::pair<int64_t, int64_t>, std::array<int64_t, 4>> blocks;
   for (size_t reg = 0; reg + 1 < offsets.size(); reg += 2) {
     int64_t row = offsets[reg][0], col = offsets[reg][1];
@@ -167,15 +169,24 @@ bool storeByQuadTranspose(OpBuilder &b, Location loc, RankedTensorType type,
   if (ShapedType::isDynamic(rowLength) || rowLength % 8 != 0 ||
       !isMultipleOf(corner[dims[1]], 8))
     return false;
+  // Thread 0's coordinates speak for every thread only when no warpgroup's
+  // columns wrap around the tile (then lane t's pairs sit at + 2t, and its
+  // block at + 8t, inside the tile).
+  auto mma = cast<WarpgroupMmaAttr>(type.getEncoding());
+  int64_t passColumns = mma.getInstrN() * mma.getWarpsPerCTA()[1];
+  if (type.getDimSize(1) % passColumns != 0)
+    return false;
   SmallVector<std::array<int64_t, 4>> blocks = quadBlocks(type);
   if (blocks.empty())
     return false;
 
   Type i32 = b.getI32Type();
   Value tid = threadIdHere(b, loc);
-  Value lane = arith::RemUIOp::create(b, loc, tid,
-                                      arith::ConstantIndexOp::create(b, loc, 4));
-  Value laneI32 = arith::IndexCastOp::create(b, loc, i32, lane);
+  // The lane's place in its quad; the shuffles run on every lane (control
+  // flow is converged here), only the stores are guarded.
+  Value quadLane = arith::RemUIOp::create(
+      b, loc, tid, arith::ConstantIndexOp::create(b, loc, 4));
+  Value laneI32 = arith::IndexCastOp::create(b, loc, i32, quadLane);
   Value width = arith::ConstantIntOp::create(b, loc, kWarpSize, 32);
   SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
   auto word = [&](int64_t reg) {
@@ -217,7 +228,7 @@ bool storeByQuadTranspose(OpBuilder &b, Location loc, RankedTensorType type,
     SmallVector<Value> coord = coords[block[0]];
     coord[1] = arith::AddIOp::create(
         b, loc, coord[1],
-        arith::MulIOp::create(b, loc, lane,
+        arith::MulIOp::create(b, loc, quadLane,
                               arith::ConstantIndexOp::create(b, loc, 6)));
     SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
     auto store = [&](OpBuilder &at) {

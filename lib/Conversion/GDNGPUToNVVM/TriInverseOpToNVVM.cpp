@@ -14,7 +14,8 @@
 //     tensor cores, mma.sync m16n8k8 in three tf32 passes (fp32's
 //     accuracy), a 16 x 8 tile of outputs per warp.
 //
-// For L = 64 on 256 threads that is 8 barriers, 28 dependent multiply-adds
+// For L = 64 on 256 threads that is 9 barriers (one before A is written,
+// one after, one after phase 1, one after each product), 28 dependent multiply-adds
 // on a quarter of the threads, 16 on all, and 36 mma a warp. The H200
 // profile of the fused kernel (2026-12-01) had the former form (16 x 16
 // blocks, every level on FMAs: 120 dependent multiply-adds, then up to 512
@@ -182,10 +183,16 @@ std::pair<Value, Value> splitTf32(OpBuilder &b, Location loc, Value x) {
 }
 
 /// A merge product on the tensor cores: each warp computes 16 x 8 tiles of
-/// outputs with mma.sync m16n8k8 in three tf32 passes (hi*hi + hi*lo +
-/// lo*hi: about fp32's accuracy; one pass would round T to tf32, which the
-/// fp32 solve it replaces did not). Operands are read from shared memory
-/// straight into the mma fragments.
+/// outputs with mma.sync m16n8k8 in three tf32 passes (lo*hi + hi*lo +
+/// hi*hi, small terms first). hi is x truncated to tf32, lo the exact rest
+/// (up to 2^-10 |x|), which the mma reads as tf32 (ignoring its low bits,
+/// as the tf32 wgmma path does with fp32 operands in shared memory):
+/// products good to about 2^-20, against 2^-11 for one pass; T is then
+/// rounded to the MMA operand type (bf16: 2^-8) for W and U. Rounding hi
+/// to nearest would halve lo again; not measured. Operands are read from
+/// shared memory straight into the mma fragments. Every lane of a warp
+/// runs a job or none (the guard is on the warp index): mma.sync needs
+/// the whole warp.
 void emitMmaProduct(OpBuilder &b, Location loc, Value a, Value t, Value p,
                     int64_t l, int64_t s, int64_t pStride, int64_t threads,
                     bool second) {
@@ -302,7 +309,7 @@ struct TriInverseByBlocks : OpConversionPattern<gdn::TriInverseOp> {
     }
     emitBlockBarrier(b, loc);
 
-    // 1. Thread (block bl, column j < 16) inverts column j of diagonal
+    // 1. Thread (block bl, column j < 8) inverts column j of diagonal
     // block bl: x_i = 0 (i < j), 1 (i = j), -sum_k A_ik x_k (i > j).
     inThreads(b, loc, im.ult(tid, l), [&] {
       Value j = im.rem(tid, kDiagonalBlock);
@@ -338,7 +345,8 @@ struct TriInverseByBlocks : OpConversionPattern<gdn::TriInverseOp> {
     emitBlockBarrier(b, loc);
 
     // 2. Merge levels. P holds every pair's s x s product A21 T11 with rows
-    // padded to s + 8 floats (the mma B fragments then hit distinct banks).
+    // padded to s + 8 floats (the mma B fragments read from P then hit
+    // distinct banks; those read from T, stride L + 4, conflict two-way).
     for (int64_t s = kDiagonalBlock; s < l; s *= 2) {
       const int64_t pStride = s + kProductPadding;
       auto levelProduct = [&](bool second) {
