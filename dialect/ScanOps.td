@@ -28,6 +28,11 @@ def GDN_ChunkScanOp : GDN_Op<"chunk_scan", [
       the state as `(a, B, R)`: `M_out = a M_in + M_in B + R` with `a` an
       f32, `B` a `[K, K]` tile and `R` a state tile. Schedules that split a
       sequence over blocks (`split-seq`) compose these per segment.
+      Folding form: `transition(%c, prepared..., %a, %B, %R)` takes the map
+      of the chunks before `%c` (the identity `(1, 0, 0)` first) and yields
+      it composed with chunk `%c`'s. A kernel whose `B` has a low-rank
+      factor (GDN's `-W^T K`) composes in fewer flops this way than the
+      schedule's generic `B1 B2` product.
 
     `prepare` and `transition` may read memory but not write it. Every
     region may use values defined above the op. The result is the state
@@ -66,6 +71,12 @@ def GDN_ChunkScanOp : GDN_Op<"chunk_scan", [
     /// Types of the values `step` yields after the state.
     ::llvm::SmallVector<::mlir::Type> getStepValueTypes();
     bool hasTransition() { return !getTransition().empty(); }
+    /// Whether `transition` takes the map so far (a, B, R) after the
+    /// prepared values and yields it composed with the chunk's.
+    bool transitionFolds() {
+      return hasTransition() && getTransition().front().getNumArguments() ==
+                                    getPreparedTypes().size() + 4;
+    }
   }];
 }
 

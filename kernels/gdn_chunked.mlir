@@ -113,16 +113,35 @@ func.func private @chunk_output(%qg: !qk_tile, %qk: tensor<64x64xf32>,
   return %o_out : !v_in
 }
 
-// The chunk's effect on any entering state, M_L = a M0 + M0 B + R:
-// a = exp(gamma_last), B = -W^T kd, R = U^T kd.
+// The chunk composed onto the map of the segment's chunks before it,
+// M = a1 M0 + M0 B1 + R1 (split-seq starts from (1, 0, 0)). The chunk alone
+// is M_L = a2 M0 + M0 B2 + R2 with a2 = exp(gamma_last), B2 = -W^T kd and
+// R2 = U^T kd, so
+//   a = a1 a2
+//   B = a2 B1 + (a1 I + B1) B2 = a2 B1 - (a1 W + W B1^T)^T kd
+//   R = a2 R1 + R1 B2 + R2     = a2 R1 + (U - W R1^T)^T kd: the step on R1.
+// Through B2's factors every product is [C, K] x [K, K] or [K, C] x [C, K]:
+// two thirds of the flops of forming B2 and then B1 B2 and R1 B2.
 func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
-                                    %gamma: tensor<64xf32>) -> (f32, !kk, !state) {
+                                    %gamma: tensor<64xf32>, %a1: f32,
+                                    %b1: !kk, %r1: !state) -> (f32, !kk, !state) {
   %c63 = arith.constant 63 : index
   %gl = tensor.extract %gamma[%c63] : tensor<64xf32>
-  %a = math.exp %gl : f32
-  %wk = gdn.matmul %w, %kd transpose_a mask none : !qk_tile, !qk_tile -> !kk
-  %b = arith.negf %wk : !kk
-  %r = gdn.matmul %u, %kd transpose_a mask none : !v_tile, !qk_tile -> !state
+  %a2 = math.exp %gl : f32
+  %a = arith.mulf %a1, %a2 : f32
+  %wb = gdn.matmul %w, %b1 transpose_b mask none : !qk_tile, !kk -> !qk_tile
+  %a1s = tensor.splat %a1 : !qk_tile
+  %aw = arith.mulf %w, %a1s : !qk_tile
+  %x = arith.addf %aw, %wb : !qk_tile
+  // Sums of products, so that gdn-fold-matmul-accumulate accumulates each
+  // product onto its addend's registers.
+  %xn = arith.negf %x : !qk_tile
+  %xk = gdn.matmul %xn, %kd transpose_a mask none : !qk_tile, !qk_tile -> !kk
+  %a2s = tensor.splat %a2 : !kk
+  %b1d = arith.mulf %b1, %a2s : !kk
+  %b = arith.addf %b1d, %xk : !kk
+  %r, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %r1)
+      : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, !state) -> (!state, !v_tile)
   return %a, %b, %r : f32, !kk, !state
 }
 
@@ -237,9 +256,11 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       gdn.tile_store %o, %om[%t, %hv, %v0] dims [0, 2] rows %n : !v_in, !v_mem
     } transition {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
-         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>):
-      %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kd, %gamma)
-          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>) -> (f32, !kk, !state)
+         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %ma: f32, %mb: !kk, %mr: !state):
+      %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kd, %gamma, %ma, %mb, %mr)
+          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, f32, !kk, !state)
+            -> (f32, !kk, !state)
       gdn.yield %ta, %tb, %tr : f32, !kk, !state
     }
     gdn.state_store %m_out, %pool[%row, %hv, %v0] : !state, !pool_mem
@@ -371,9 +392,11 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       gdn.tile_store %o, %om[%t, %hv, %v0] dims [0, 2] rows %n : !v_in, !v_mem
     } transition {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
-         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>):
-      %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kd, %gamma)
-          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>) -> (f32, !kk, !state)
+         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %ma: f32, %mb: !kk, %mr: !state):
+      %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kd, %gamma, %ma, %mb, %mr)
+          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, f32, !kk, !state)
+            -> (f32, !kk, !state)
       gdn.yield %ta, %tb, %tr : f32, !kk, !state
     }
     // The final state goes to the last page.

@@ -102,15 +102,19 @@ LogicalResult ChunkScanOp::verify() {
     return success();
   if (!getTransition().hasOneBlock())
     return emitOpError() << "'transition' must have one block";
-  SmallVector<Type> transitionArgs{index};
-  transitionArgs.append(prepared);
-  if (failed(expectArgs(*this, getTransition(), "transition", transitionArgs)))
-    return failure();
   auto stateType = cast<RankedTensorType>(state);
   int64_t k = stateType.getDimSize(1);
   Type f32 = Float32Type::get(getContext());
   Type b = RankedTensorType::get({k, k}, f32);
   SmallVector<Type> want{f32, b, state};
+  // Either the chunk's own map, or (folding form) the map so far after the
+  // prepared values, to be composed with the chunk's.
+  SmallVector<Type> transitionArgs{index};
+  transitionArgs.append(prepared);
+  if (transitionFolds())
+    transitionArgs.append(want);
+  if (failed(expectArgs(*this, getTransition(), "transition", transitionArgs)))
+    return failure();
   if (TypeRange(yieldOf(getTransition()).getValues().getTypes()) !=
       TypeRange(want))
     return emitOpError() << "'transition' must yield (f32, " << b << ", "

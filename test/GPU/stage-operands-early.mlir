@@ -61,10 +61,39 @@ gpu.module @k {
     gpu.return
   }
 
+  // A staging's chain moves as one run below its last outside input: the
+  // product of two staged operands waits for %u's load instead of rising
+  // to its own operands and holding its registers across that load.
+  // CHECK-LABEL: gpu.func @chain_as_one
+  // CHECK: %[[U:.*]] = gdn.tile_load %arg1
+  // CHECK-NEXT: %[[UC:.*]] = gdn_gpu.convert_layout %[[U]]
+  // CHECK-NEXT: %[[P:.*]] = gdn.matmul
+  // CHECK-NEXT: %[[D:.*]] = arith.subf %[[UC]], %[[P]]
+  // CHECK-NEXT: gdn_gpu.convert_layout %[[D]]
+  gpu.func @chain_as_one(%am: memref<64x128xf32>, %um: memref<64x64xf32>,
+                         %out: memref<64x128xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %a = gdn.tile_load %am[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+    %aa = gdn_gpu.convert_layout %a : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #a>
+    %ab = gdn_gpu.convert_layout %a : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #b>
+    %u = gdn.tile_load %um[%c0, %c0] dims [0, 1] : memref<64x64xf32> -> tensor<64x64xf32, #blocked>
+    %uc = gdn_gpu.convert_layout %u : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #mma>
+    %p = gdn.matmul %aa, %ab transpose_b mask none
+        : tensor<64x128xf32, #a>, tensor<64x128xf32, #b> -> tensor<64x64xf32, #mma>
+    %d = arith.subf %uc, %p : tensor<64x64xf32, #mma>
+    %ds = gdn_gpu.convert_layout %d : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #a>
+    %o = gdn.matmul %ds, %ab mask none
+        : tensor<64x64xf32, #a>, tensor<64x128xf32, #b> -> tensor<64x128xf32, #mma>
+    %ob = gdn_gpu.convert_layout %o : tensor<64x128xf32, #mma> -> tensor<64x128xf32, #blocked>
+    gdn.tile_store %ob, %out[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
+    gpu.return
+  }
+
   // A global store moves up, with the conversion that only feeds it, to
   // just after its value: %w's registers are free before the matmul. The
   // store to %qs stops below the load of %qs (it may not pass a read of
-  // what it writes); loads of other memrefs do not hold it.
+  // what it writes); loads and stores of other memrefs do not hold it, so
+  // the store to %out passes the one to %qs.
   // CHECK-LABEL: gpu.func @stores
   // CHECK: scf.for
   // CHECK-NEXT: %[[W:.*]] = gdn.tile_load %arg0
@@ -72,9 +101,9 @@ gpu.module @k {
   // CHECK-NEXT: gdn.tile_store %[[WT]], %arg2
   // CHECK: %[[Q:.*]] = gdn.tile_load %arg1
   // CHECK: %[[OLD:.*]] = gdn.tile_load %arg3
+  // CHECK-NEXT: gdn.tile_store %[[OLD]], %arg4
   // CHECK-NEXT: %[[QT:.*]] = arith.truncf %[[Q]]
   // CHECK-NEXT: gdn.tile_store %[[QT]], %arg3
-  // CHECK-NEXT: gdn.tile_store %[[OLD]], %arg4
   // CHECK-NEXT: gdn.matmul
   gpu.func @stores(%wm: memref<64x128xf32>, %qm: memref<64x128xf32>,
                    %ws: memref<64x128xbf16>, %qs: memref<64x128xbf16>,
@@ -100,16 +129,21 @@ gpu.module @k {
     gpu.return
   }
 
-  // Nor does a store move above an op with regions that writes memory.
+  // Nor does a store move above an op with regions that writes what it
+  // writes; one that writes only another memref it passes.
   // CHECK-LABEL: gpu.func @store_below_writes
   // CHECK:      %[[W:.*]] = gdn.tile_load %arg0
   // CHECK-NEXT: scf.if
   // CHECK:      }
   // CHECK-NEXT: gdn.tile_store %[[W]], %arg1
+  // CHECK-NEXT: scf.if
   gpu.func @store_below_writes(%wm: memref<64x128xf32>, %ws: memref<64x128xf32>,
                                %flag: i1) kernel {
     %c0 = arith.constant 0 : index
     %w = gdn.tile_load %wm[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+    scf.if %flag {
+      gdn.tile_store %w, %ws[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
+    }
     scf.if %flag {
       gdn.tile_store %w, %wm[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
     }

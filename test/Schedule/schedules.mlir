@@ -106,6 +106,17 @@
 // SPLIT-NOT:   gdn.state_store
 // SPLIT:       return
 
+// A folding transition composes the map itself: the segment's loop runs the
+// stage on the map so far and keeps what it yields (no generic B1 B2, R1 B2).
+// RUN: gdn-opt %S/Inputs/running-sum-folding.mlir --gdn-schedule=schedule=split-seq | FileCheck %s --check-prefix=FOLD
+// FOLD-LABEL: func.func @scan__transition(
+// FOLD:       scf.for {{.*}} iter_args(%[[A:.*]] = %{{.*}}, %[[B:.*]] = %{{.*}}, %[[R:.*]] = %{{.*}}) -> (f32, tensor<64x64xf32>, tensor<64x64xf32>)
+// FOLD:         %[[X:.*]] = gdn.tile_load
+// FOLD-NOT:     gdn.matmul
+// FOLD:         %[[R1:.*]] = arith.addf %[[R]], %[[X]]
+// FOLD-NEXT:    scf.yield %[[A]], %[[B]], %[[R1]]
+// FOLD-LABEL: func.func @scan__combine(
+
 // replay=load: transition stores the prepared values its stage reads (here
 // x, as bf16) in a workspace with a slot per chunk; replay loads chunk c + 1's
 // at the top of chunk c, carries them narrow, and widens the current ones.

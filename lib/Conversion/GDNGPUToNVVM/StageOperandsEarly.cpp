@@ -10,10 +10,11 @@
 // kernel's shared-memory plan stays within the budget.
 //
 // Global stores of tiles move up the same way (with the conversions that
-// feed them), past ops that neither write memory nor read what the store
-// writes: a kernel that stores values it does not otherwise use (split-seq
-// transition's prepared values for replay=load) then frees their registers
-// at once instead of at the end of the stage.
+// feed them), past ops that touch only other memrefs: a kernel that stores
+// values it does not otherwise use (split-seq transition's prepared values
+// for replay=load) then frees their registers at once instead of at the
+// end of the stage. A staging chain that holds a product moves as one run
+// (see hoist).
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,18 +77,19 @@ bool isTileStore(Operation *op) {
 }
 
 /// Whether a store to `target` may move above `op`: `op` (with what it
-/// nests) declares its effects, writes nothing and reads nothing of
-/// `target`. Distinct memref values are taken not to alias, as everywhere
-/// in the tile kernels (arguments are separate tensors, workspaces separate
-/// buffers).
+/// nests) declares its effects, and each reads or writes a named memref
+/// other than `target`. Distinct memref values are taken not to alias, as
+/// everywhere in the tile kernels (arguments are separate tensors,
+/// workspaces separate buffers): so a store may pass another workspace's
+/// store, and a value's registers need not wait for the stores before it.
 bool storeMayPass(Operation *op, Value target) {
   std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
       getEffectsRecursively(op);
   if (!effects)
     return false;
   return llvm::all_of(*effects, [&](const MemoryEffects::EffectInstance &e) {
-    return isa<MemoryEffects::Read>(e.getEffect()) && e.getValue() &&
-           e.getValue() != target;
+    return isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()) &&
+           e.getValue() && e.getValue() != target;
   });
 }
 
@@ -103,6 +105,33 @@ Operation *lastInputOf(Operation *op) {
       last = def;
   }
   return last;
+}
+
+/// The last op of the block that defines an input of `chain` from outside
+/// it (null: none): the chain may move up to just below it.
+Operation *chainFloor(ArrayRef<Operation *> chain) {
+  Operation *floor = nullptr;
+  for (Operation *op : chain)
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && def->getBlock() == chain.back()->getBlock() &&
+          !llvm::is_contained(chain, def) &&
+          (!floor || floor->isBeforeInBlock(def)))
+        floor = def;
+  return floor;
+}
+
+/// Moves `chain` (in program order) to just after `floor`, each op right
+/// after the previous one (to the block's front with no floor).
+void moveChainAfter(ArrayRef<Operation *> chain, Operation *floor) {
+  Operation *after = floor;
+  for (Operation *op : chain) {
+    if (after)
+      op->moveAfter(after);
+    else
+      op->moveBefore(&op->getBlock()->front());
+    after = op;
+  }
 }
 
 struct StageOperandsEarlyPass
@@ -141,32 +170,15 @@ struct StageOperandsEarlyPass
     SmallVector<Operation *> chain = feedingChain(store);
     // The highest point: below the last input of any op of the chain that
     // comes from outside it, and below every op the store may not pass.
-    Operation *floor = nullptr;
-    auto raise = [&](Operation *op) {
-      if (op && (!floor || floor->isBeforeInBlock(op)))
-        floor = op;
-    };
-    for (Operation *op : chain)
-      for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp();
-            def && def->getBlock() == store->getBlock() &&
-            !llvm::is_contained(chain, def))
-          raise(def);
+    Operation *floor = chainFloor(chain);
     for (Operation *op = store->getPrevNode(); op && op != floor;
          op = op->getPrevNode())
       if (!llvm::is_contained(chain, op) && !storeMayPass(op, target)) {
-        raise(op);
+        if (!floor || floor->isBeforeInBlock(op))
+          floor = op;
         break;
       }
-    // In program order, each op right after the previous one (or the floor).
-    Operation *after = floor;
-    for (Operation *op : chain) {
-      if (after)
-        op->moveAfter(after);
-      else
-        op->moveBefore(&op->getBlock()->front());
-      after = op;
-    }
+    moveChainAfter(chain, floor);
   }
 
   /// Moves `staging`'s chain up; undoes the move if the plan outgrows the
@@ -177,12 +189,20 @@ struct StageOperandsEarlyPass
     SmallVector<Operation *> nextOf;
     for (Operation *op : chain)
       nextOf.push_back(op->getNextNode());
-    // In program order, so each op's inputs have already moved up.
-    for (Operation *op : chain) {
-      if (Operation *after = lastInputOf(op))
-        op->moveAfter(after);
-      else
-        op->moveBefore(&op->getBlock()->front());
+    // Each op just below its own inputs, in program order, so that what it
+    // consumes dies early; but a chain with a product (of staged operands)
+    // moves as one run below its last outside input: the product alone
+    // would rise to its operands and hold its result's registers across
+    // the work before the chain's other inputs.
+    if (llvm::any_of(chain, llvm::IsaPred<gdn::MatmulOp>)) {
+      moveChainAfter(chain, chainFloor(chain));
+    } else {
+      for (Operation *op : chain) {
+        if (Operation *after = lastInputOf(op))
+          op->moveAfter(after);
+        else
+          op->moveBefore(&op->getBlock()->front());
+      }
     }
     int64_t bytes = SharedMemoryPlan(kernel, stagedBytes).totalBytes();
     if (bytes <= std::max<int64_t>(sharedBudget, bytesBefore))

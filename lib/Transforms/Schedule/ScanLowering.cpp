@@ -152,7 +152,8 @@ void KernelBody::emit(Value chunk, ValueRange prepared, Value state,
 }
 
 FailureOr<SmallVector<Value>> KernelBody::transition(Value chunk,
-                                                     ValueRange prepared) {
+                                                     ValueRange prepared,
+                                                     ValueRange mapSoFar) {
   if (!scan.hasTransition())
     return scan.emitOpError()
            << "has no 'transition' stage, which schedule '"
@@ -160,6 +161,8 @@ FailureOr<SmallVector<Value>> KernelBody::transition(Value chunk,
            << ") needs to combine segments";
   SmallVector<Value> args{chunk};
   llvm::append_range(args, prepared);
+  if (scan.transitionFolds())
+    llvm::append_range(args, mapSoFar);
   return inlineStage(scan.getTransition(), args);
 }
 

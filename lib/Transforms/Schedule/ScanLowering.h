@@ -54,8 +54,10 @@ public:
   SmallVector<Value> step(Value chunk, ValueRange prepared, Value state);
   void emit(Value chunk, ValueRange prepared, Value state,
             ValueRange stepValues);
-  /// (a, B, R) of the chunk; fails (with a diagnostic) without a transition.
-  FailureOr<SmallVector<Value>> transition(Value chunk, ValueRange prepared);
+  /// (a, B, R) of the chunk, or with a folding transition `mapSoFar`
+  /// composed with the chunk's; fails (with a diagnostic) without one.
+  FailureOr<SmallVector<Value>> transition(Value chunk, ValueRange prepared,
+                                           ValueRange mapSoFar);
 
   /// This program's slot `slot` of workspace `ws`.
   void store(unsigned ws, Value slot, Value value);

@@ -13,7 +13,9 @@
 // (tiles as `intermediates`, vectors as f32) and replay loads them instead
 // of computing them again (the WY factors are most of a chunk's latency).
 // Composition: (a1, B1, R1) then (a2, B2, R2) is
-//   a = a1 a2,  B = a2 B1 + a1 B2 + B1 B2,  R = a2 R1 + R1 B2 + R2.
+//   a = a1 a2,  B = a2 B1 + a1 B2 + B1 B2,  R = a2 R1 + R1 B2 + R2,
+// unless the transition stage folds (takes the map so far and composes it
+// with its chunk itself, e.g. through a low-rank factor of B2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,11 +107,13 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
                         k.builder().setInsertionPointAfter(def);
                       k.store(*w, slot, v);
                     }
-                    auto t = k.transition(c, prepared);
+                    auto t = k.transition(c, prepared, acc);
                     if (failed(t)) {
                       status = failure();
                       return llvm::to_vector(acc);
                     }
+                    if (scan.transitionFolds())
+                      return *t;
                     Value a2 = (*t)[0], b2 = (*t)[1], r2 = (*t)[2];
                     Value a1 = acc[0], b1 = acc[1], r1 = acc[2];
                     OpBuilder &b = k.builder();
