@@ -11,8 +11,13 @@ Workload run::workloadOf(const Problem &p) {
   Workload w;
   w.V = p.dims.V;
   if (p.shapesOnly) {
-    // Contents unknown here: every sequence may be the longest.
-    w.longestTokens = p.dims.T;
+    // A device call that leaves cu_seqlens unread (so that it can be
+    // captured in a CUDA graph): the mean length stands for the longest.
+    // Exact for even batches; a skewed one gets shorter segments than it
+    // could use (a few blocks past one wave), never a wrong result: grids
+    // and workspaces are still sized for all T tokens (Launch.cpp).
+    int64_t sequences = std::max<int64_t>(p.batch(), 1);
+    w.longestTokens = (p.dims.T + sequences - 1) / sequences;
     w.programs = p.batch() * p.dims.HV();
     return w;
   }
@@ -41,6 +46,8 @@ const std::vector<AutoCandidate> &run::autoCandidates() {
        "split-seq segment-chunks=32 replay=load intermediates=bf16", 32},
       {"split-seq-64",
        "split-seq segment-chunks=64 replay=load intermediates=bf16", 64},
+      {"split-seq-128",
+       "split-seq segment-chunks=128 replay=load intermediates=bf16", 128},
   };
   return candidates;
 }
@@ -58,10 +65,29 @@ static const AutoCandidate *candidate(const char *name) {
   return nullptr;
 }
 
+/// The split-seq candidate with the shortest segments in [minChunks,
+/// maxChunks] that keeps programs x segments within one wave of `sms`
+/// blocks and cuts the longest sequence (`chunks`) in two at least; null
+/// when none does.
+static const AutoCandidate *oneWaveSplit(int64_t programs, int64_t chunks,
+                                         int64_t sms, int64_t minChunks,
+                                         int64_t maxChunks) {
+  for (const AutoCandidate &split : autoCandidates()) {
+    int64_t seg = split.segmentChunks;
+    if (!seg || seg < minChunks || seg > maxChunks)
+      continue;
+    int64_t segments = (chunks + seg - 1) / seg;
+    if (segments >= 2 && programs * segments <= sms)
+      return &split;
+  }
+  return nullptr;
+}
+
 ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
   // split-seq's segments are 16 chunks: with two or more per sequence it
   // multiplies the programs; below that it only adds kernels.
   constexpr int64_t kSegmentTokens = 16 * 64;
+  const int64_t chunks = (w.longestTokens + 63) / 64;
   const std::string numbers =
       std::to_string(w.programs) + " programs (value heads x sequences), " +
       std::to_string(sms) + " SMs, longest sequence " +
@@ -81,27 +107,25 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
     // pool call holds no chunk and in a paged call at most one. H200,
     // 2026-11-30, replay=load, 16 / 32 / 64 chunks a segment: 1 x 16384 at
     // HV=32 1.762 / 1.704 / 1.667 ms, HV=8 1 x 32768 1.028 / 0.922 / 1.669,
-    // 1 x 65536 2.039 / 1.838 / 1.736 (bench/RESULTS.md).
-    const int64_t chunks = (w.longestTokens + 63) / 64;
-    const int64_t segments = sms / w.programs;
-    // The split-seq candidates, shortest segments first.
-    const AutoCandidate *longest = nullptr;
-    for (const AutoCandidate &split : autoCandidates()) {
-      if (!split.segmentChunks)
-        continue;
-      longest = &split;
-      if ((chunks + split.segmentChunks - 1) / split.segmentChunks <= segments) {
-        c.pick = &split;
-        break;
-      }
-    }
+    // 1 x 65536 2.039 / 1.838 / 1.736 (bench/RESULTS.md). Past one wave,
+    // 64 (longer segments were not measured there).
+    c.pick = oneWaveSplit(w.programs, chunks, sms, 16, 64);
     const std::string fit =
-        c.pick ? " (one wave: at most " + std::to_string(segments) + " segments a program)"
+        c.pick ? " (one wave: at most " + std::to_string(sms / w.programs) +
+                     " segments a program)"
                : ", the longest (more than one wave either way)";
     if (!c.pick)
-      c.pick = longest;
+      c.pick = candidate("split-seq-64");
     c.why = numbers + ": few programs and long sequences, split into segments of " +
             std::to_string(c.pick->segmentChunks) + " chunks" + fit;
+  } else if (w.programs * 2 <= sms &&
+             (c.pick = oneWaveSplit(w.programs, chunks, sms, 64, 128))) {
+    // Two segments of 64 or 128 chunks a program still fit one wave. H200,
+    // 2026-12-01 (bench/RESULTS.md), 2 x 16384 at HV=32: split-seq with
+    // 128-chunk segments 2.373 ms, 32-chunk 2.431, fused v-block=64 2.634.
+    c.why = numbers + ": long sequences, segments of " +
+            std::to_string(c.pick->segmentChunks) +
+            " chunks (two or more a program) fit one wave";
   } else if (!splitsV(w.V)) {
     c.pick = candidate("fused");
     c.why = numbers + ": no V-split below V=128";

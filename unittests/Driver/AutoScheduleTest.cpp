@@ -31,6 +31,7 @@ std::string pick(int64_t programs, int64_t longest, int64_t V = 128,
 const std::string kSeg16 = "split-seq segment-chunks=16 replay=load intermediates=bf16";
 const std::string kSeg32 = "split-seq segment-chunks=32 replay=load intermediates=bf16";
 const std::string kSeg64 = "split-seq segment-chunks=64 replay=load intermediates=bf16";
+const std::string kSeg128 = "split-seq segment-chunks=128 replay=load intermediates=bf16";
 } // namespace
 
 TEST(AutoSchedule, MeasuredBenchmarkShapes) {
@@ -38,7 +39,7 @@ TEST(AutoSchedule, MeasuredBenchmarkShapes) {
   EXPECT_EQ(pick(32, 4096), kSeg16); // 1x4096
   EXPECT_EQ(pick(32, 16384), kSeg64); // 1x16384
   EXPECT_EQ(pick(256, 4096), "fused"); // 8 x 4096
-  EXPECT_EQ(pick(64, 16384), "fused v-block=64"); // 2 x 16384
+  EXPECT_EQ(pick(64, 16384), kSeg128); // 2 x 16384 (2026-12-01)
   EXPECT_EQ(pick(8, 32768), kSeg32); // H=2 HV=8 1x32768
   EXPECT_EQ(pick(8, 65536), kSeg64); // H=2 HV=8 1x65536
 }
@@ -53,6 +54,19 @@ TEST(AutoSchedule, SegmentsFillOneWave) {
   EXPECT_EQ(pick(1, 1 << 20), kSeg64); // 256 > 132
 }
 
+TEST(AutoSchedule, TwoSegmentsInOneWave) {
+  // Up to half the SMs: split-seq when segments of 64 or 128 chunks cut the
+  // longest sequence in two or more and still fit one wave; else the V-split.
+  EXPECT_EQ(pick(64, 8192), kSeg64);   // 2 segments of 64
+  EXPECT_EQ(pick(34, 8200), kSeg64);   // 3 segments of 64: 102 blocks
+  EXPECT_EQ(pick(66, 16384), kSeg128); // 132 blocks
+  EXPECT_EQ(pick(64, 4096), "fused v-block=64");  // one segment
+  EXPECT_EQ(pick(64, 65536), "fused v-block=64"); // 8 x 64 blocks
+  EXPECT_EQ(pick(67, 16384), "fused");            // past half the SMs
+  // Band 1 keeps its 16 to 64-chunk segments.
+  EXPECT_EQ(pick(32, 65536), kSeg64);
+}
+
 TEST(AutoSchedule, Edges) {
   // Short sequences never split into segments.
   EXPECT_EQ(pick(2, 2047), "fused v-block=64");
@@ -65,6 +79,24 @@ TEST(AutoSchedule, Edges) {
   EXPECT_EQ(pick(132, 100000), "fused");
   // Fewer SMs: the same thresholds scale with the device.
   EXPECT_EQ(pick(32, 4096, 128, 66), "fused v-block=64");
+}
+
+TEST(AutoSchedule, UnreadLengthsCountAsEven) {
+  // A device call leaves cu_seqlens unread: the rule sees B sequences of
+  // T / B tokens, so 2 x 16384 picks what it picks with the lengths known.
+  Problem p;
+  p.shapesOnly = true;
+  p.dims.T = 2 * 16384;
+  p.dims.H = 16;
+  p.dims.G = 2;
+  p.dims.V = 128;
+  p.tensors["cu_seqlens"].shape = {3};
+  Workload w = workloadOf(p);
+  EXPECT_EQ(w.programs, 64);
+  EXPECT_EQ(w.longestTokens, 16384);
+  EXPECT_EQ(chooseSchedule(w, 132).pick->schedule, kSeg128);
+  p.dims.T = 2 * 16384 + 1; // rounds up
+  EXPECT_EQ(workloadOf(p).longestTokens, 16385);
 }
 
 TEST(AutoSchedule, NoWork) {
@@ -99,10 +131,11 @@ TEST(AutoSchedule, CandidateNamesAreDirectoryNames) {
   for (const AutoCandidate &c : autoCandidates()) {
     std::string text = c.schedule;
     EXPECT_EQ(text.rfind("split-seq", 0) == 0, c.segmentChunks > 0) << text;
-    if (c.segmentChunks)
+    if (c.segmentChunks) {
       EXPECT_NE(text.find("segment-chunks=" + std::to_string(c.segmentChunks) + " "),
                 std::string::npos)
           << text;
+    }
   }
   EXPECT_FALSE(candidateApplies(autoCandidates()[1], 64));
   EXPECT_TRUE(candidateApplies(autoCandidates()[1], 128));

@@ -25,7 +25,8 @@ inline constexpr const char *kAutoSchedule = "auto";
 /// What the rule looks at.
 struct Workload {
   int64_t programs = 0;      // value heads x sequences with new tokens
-  int64_t longestTokens = 0; // new tokens of the longest sequence
+  int64_t longestTokens = 0; // new tokens of the longest sequence (the
+                             // mean where the lengths are not read)
   int64_t V = 128;           // value head size
 };
 Workload workloadOf(const Problem &problem);
