@@ -30,9 +30,10 @@ def GDN_ChunkScanOp : GDN_Op<"chunk_scan", [
       sequence over blocks (`split-seq`) compose these per segment.
       Folding form: `transition(%c, prepared..., %a, %B, %R)` takes the map
       of the chunks before `%c` (the identity `(1, 0, 0)` first) and yields
-      it composed with chunk `%c`'s. A kernel whose `B` has a low-rank
-      factor (GDN's `-W^T K`) composes in fewer flops this way than the
-      schedule's generic `B1 B2` product.
+      it composed with chunk `%c`'s, so a kernel can compose through a
+      factored `B` (GDN's `-W^T K`) in fewer flops than the schedule's
+      generic `B1 B2`. The verifier tells the forms apart by the argument
+      count and checks the map's types.
 
     `prepare` and `transition` may read memory but not write it. Every
     region may use values defined above the op. The result is the state

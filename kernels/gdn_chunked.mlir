@@ -121,7 +121,7 @@ func.func private @chunk_output(%qg: !qk_tile, %qk: tensor<64x64xf32>,
 //   B = a2 B1 + (a1 I + B1) B2 = a2 B1 - (a1 W + W B1^T)^T kd
 //   R = a2 R1 + R1 B2 + R2     = a2 R1 + (U - W R1^T)^T kd: the step on R1.
 // Through B2's factors every product is [C, K] x [K, K] or [K, C] x [C, K]:
-// two thirds of the flops of forming B2 and then B1 B2 and R1 B2.
+// two thirds of the flops of forming B2 and R2 and then B1 B2 and R1 B2.
 func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
                                     %gamma: tensor<64xf32>, %a1: f32,
                                     %b1: !kk, %r1: !state) -> (f32, !kk, !state) {

@@ -113,8 +113,17 @@ LogicalResult ChunkScanOp::verify() {
   transitionArgs.append(prepared);
   if (transitionFolds())
     transitionArgs.append(want);
-  if (failed(expectArgs(*this, getTransition(), "transition", transitionArgs)))
-    return failure();
+  if (TypeRange(getTransition().front().getArgumentTypes()) !=
+      TypeRange(transitionArgs)) {
+    auto diag = emitOpError() << "'transition' must take (index, prepared "
+                                 "values...) or, to fold, (index, prepared "
+                                 "values..., f32, "
+                              << b << ", " << state << "); expected (";
+    llvm::interleaveComma(transitionArgs, diag);
+    diag << ") but it takes (";
+    llvm::interleaveComma(getTransition().front().getArgumentTypes(), diag);
+    return diag << ")";
+  }
   if (TypeRange(yieldOf(getTransition()).getValues().getTypes()) !=
       TypeRange(want))
     return emitOpError() << "'transition' must yield (f32, " << b << ", "

@@ -84,8 +84,8 @@ static const AutoCandidate *oneWaveSplit(int64_t programs, int64_t chunks,
 }
 
 ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
-  // split-seq's segments are 16 chunks: with two or more per sequence it
-  // multiplies the programs; below that it only adds kernels.
+  // split-seq's shortest segments are 16 chunks: with two or more per
+  // sequence it multiplies the programs; below that it only adds kernels.
   constexpr int64_t kSegmentTokens = 16 * 64;
   const int64_t chunks = (w.longestTokens + 63) / 64;
   const std::string numbers =

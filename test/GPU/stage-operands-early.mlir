@@ -63,21 +63,25 @@ gpu.module @k {
 
   // A staging's chain moves as one run below its last outside input: the
   // product of two staged operands waits for %u's load instead of rising
-  // to its own operands and holding its registers across that load.
+  // to its own operands and holding its registers across that load, and
+  // the run moves above the unrelated load of %x.
   // CHECK-LABEL: gpu.func @chain_as_one
   // CHECK: %[[U:.*]] = gdn.tile_load %arg1
   // CHECK-NEXT: %[[UC:.*]] = gdn_gpu.convert_layout %[[U]]
   // CHECK-NEXT: %[[P:.*]] = gdn.matmul
   // CHECK-NEXT: %[[D:.*]] = arith.subf %[[UC]], %[[P]]
   // CHECK-NEXT: gdn_gpu.convert_layout %[[D]]
+  // CHECK-NEXT: gdn.tile_load %arg3
   gpu.func @chain_as_one(%am: memref<64x128xf32>, %um: memref<64x64xf32>,
-                         %out: memref<64x128xf32>) kernel {
+                         %out: memref<64x128xf32>, %xm: memref<64x128xf32>) kernel {
     %c0 = arith.constant 0 : index
     %a = gdn.tile_load %am[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
     %aa = gdn_gpu.convert_layout %a : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #a>
     %ab = gdn_gpu.convert_layout %a : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #b>
     %u = gdn.tile_load %um[%c0, %c0] dims [0, 1] : memref<64x64xf32> -> tensor<64x64xf32, #blocked>
     %uc = gdn_gpu.convert_layout %u : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #mma>
+    %x = gdn.tile_load %xm[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+    gdn.tile_store %x, %out[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
     %p = gdn.matmul %aa, %ab transpose_b mask none
         : tensor<64x128xf32, #a>, tensor<64x128xf32, #b> -> tensor<64x64xf32, #mma>
     %d = arith.subf %uc, %p : tensor<64x64xf32, #mma>

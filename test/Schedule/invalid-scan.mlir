@@ -98,7 +98,7 @@ func.func @transition_is_affine(%m0: tensor<64x64xf32>, %n: index) {
 
 func.func @folding_transition_takes_the_map(%m0: tensor<64x64xf32>, %n: index) {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'transition' must take ('index', 'f32', 'tensor<64x64xf32>', 'tensor<64x64xf32>') but takes ('index', 'f32', 'tensor<64x64xf32>', 'tensor<32x64xf32>')}}
+  // expected-error @+1 {{'transition' must take (index, prepared values...) or, to fold, (index, prepared values..., f32, 'tensor<64x64xf32>', 'tensor<64x64xf32>'); expected ('index', 'f32', 'tensor<64x64xf32>', 'tensor<64x64xf32>') but it takes ('index', 'f32', 'tensor<64x64xf32>', 'tensor<32x64xf32>')}}
   %m = gdn.chunk_scan %c0 to %n init(%m0 : tensor<64x64xf32>)
   prepare {
   ^bb0(%c: index):
@@ -111,6 +111,29 @@ func.func @folding_transition_takes_the_map(%m0: tensor<64x64xf32>, %n: index) {
   } transition {
   ^bb0(%c: index, %a: f32, %b: tensor<64x64xf32>, %r: tensor<32x64xf32>):
     gdn.yield %a, %b, %m0 : f32, tensor<64x64xf32>, tensor<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @transition_takes_either_form(%m0: tensor<64x64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'transition' must take (index, prepared values...) or, to fold, (index, prepared values..., f32, 'tensor<64x64xf32>', 'tensor<64x64xf32>'); expected ('index') but it takes ('index', 'f32')}}
+  %m = gdn.chunk_scan %c0 to %n init(%m0 : tensor<64x64xf32>)
+  prepare {
+  ^bb0(%c: index):
+    gdn.yield
+  } step {
+  ^bb0(%c: index, %s: tensor<64x64xf32>):
+    gdn.yield %s : tensor<64x64xf32>
+  } emit {
+  ^bb0(%c: index, %s: tensor<64x64xf32>):
+  } transition {
+  ^bb0(%c: index, %a: f32):
+    %z = arith.constant 0.0 : f32
+    %t = tensor.splat %z : tensor<64x64xf32>
+    gdn.yield %a, %t, %t : f32, tensor<64x64xf32>, tensor<64x64xf32>
   }
   return
 }
