@@ -17,16 +17,20 @@ YieldOp yieldOf(Region &region) {
   return cast<YieldOp>(region.front().getTerminator());
 }
 
-/// Whether `types` (at `offset` in `region`'s arguments) match `expected`.
+/// Whether `region`'s argument types match `expected`; `hint` (if any)
+/// follows the diagnostic after a semicolon.
 LogicalResult expectArgs(ChunkScanOp op, Region &region, StringRef stage,
-                         TypeRange expected) {
+                         TypeRange expected, StringRef hint = {}) {
   TypeRange got = region.front().getArgumentTypes();
   if (got != expected) {
     auto diag = op.emitOpError() << "'" << stage << "' must take (";
     llvm::interleaveComma(expected, diag);
     diag << ") but takes (";
     llvm::interleaveComma(got, diag);
-    return diag << ")";
+    diag << ")";
+    if (!hint.empty())
+      diag << "; " << hint;
+    return diag;
   }
   return success();
 }
@@ -113,17 +117,10 @@ LogicalResult ChunkScanOp::verify() {
   transitionArgs.append(prepared);
   if (transitionFolds())
     transitionArgs.append(want);
-  if (TypeRange(getTransition().front().getArgumentTypes()) !=
-      TypeRange(transitionArgs)) {
-    auto diag = emitOpError() << "'transition' must take (index, prepared "
-                                 "values...) or, to fold, (index, prepared "
-                                 "values..., f32, "
-                              << b << ", " << state << "); expected (";
-    llvm::interleaveComma(transitionArgs, diag);
-    diag << ") but it takes (";
-    llvm::interleaveComma(getTransition().front().getArgumentTypes(), diag);
-    return diag << ")";
-  }
+  if (failed(expectArgs(*this, getTransition(), "transition", transitionArgs,
+                        "a folding transition takes the map so far (f32, "
+                        "[K, K], state) after the prepared values")))
+    return failure();
   if (TypeRange(yieldOf(getTransition()).getValues().getTypes()) !=
       TypeRange(want))
     return emitOpError() << "'transition' must yield (f32, " << b << ", "

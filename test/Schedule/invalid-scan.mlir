@@ -98,7 +98,7 @@ func.func @transition_is_affine(%m0: tensor<64x64xf32>, %n: index) {
 
 func.func @folding_transition_takes_the_map(%m0: tensor<64x64xf32>, %n: index) {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'transition' must take (index, prepared values...) or, to fold, (index, prepared values..., f32, 'tensor<64x64xf32>', 'tensor<64x64xf32>'); expected ('index', 'f32', 'tensor<64x64xf32>', 'tensor<64x64xf32>') but it takes ('index', 'f32', 'tensor<64x64xf32>', 'tensor<32x64xf32>')}}
+  // expected-error @+1 {{'transition' must take ('index', 'f32', 'tensor<64x64xf32>', 'tensor<64x64xf32>') but takes ('index', 'f32', 'tensor<64x64xf32>', 'tensor<32x64xf32>'); a folding transition takes the map so far (f32, [K, K], state) after the prepared values}}
   %m = gdn.chunk_scan %c0 to %n init(%m0 : tensor<64x64xf32>)
   prepare {
   ^bb0(%c: index):
@@ -119,7 +119,7 @@ func.func @folding_transition_takes_the_map(%m0: tensor<64x64xf32>, %n: index) {
 
 func.func @transition_takes_either_form(%m0: tensor<64x64xf32>, %n: index) {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'transition' must take (index, prepared values...) or, to fold, (index, prepared values..., f32, 'tensor<64x64xf32>', 'tensor<64x64xf32>'); expected ('index') but it takes ('index', 'f32')}}
+  // expected-error @+1 {{'transition' must take ('index') but takes ('index', 'f32'); a folding transition takes the map so far (f32, [K, K], state) after the prepared values}}
   %m = gdn.chunk_scan %c0 to %n init(%m0 : tensor<64x64xf32>)
   prepare {
   ^bb0(%c: index):

@@ -174,8 +174,7 @@ struct StageOperandsEarlyPass
     for (Operation *op = store->getPrevNode(); op && op != floor;
          op = op->getPrevNode())
       if (!llvm::is_contained(chain, op) && !storeMayPass(op, target)) {
-        if (!floor || floor->isBeforeInBlock(op))
-          floor = op;
+        floor = op; // below the floor found so far: the walk stops there
         break;
       }
     moveChainAfter(chain, floor);
