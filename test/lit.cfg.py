@@ -24,6 +24,10 @@ if schedule:
     config.environment["GDN_SCHEDULE"] = schedule
     config.name = "GDN[" + os.path.basename(schedule) + "]"
     config.available_features.add("scheduled")
+    # ctest runs these beside the default suite (-j): each schedule writes
+    # its %t files under its own root, or two runs of one test race on them.
+    config.test_exec_root = os.path.join(
+        config.gdn_obj_root, "test", "schedule-" + os.path.basename(schedule))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
