@@ -241,6 +241,29 @@ def GDNGPUStageOperandsEarly : Pass<"gdn-gpu-stage-operands-early", "::mlir::Mod
   let dependentDialects = ["::mlir::gdn_gpu::GDNGPUDialect"];
 }
 
+def GDNGPUPrefetchNextChunk : Pass<"gdn-gpu-prefetch-next-chunk", "::mlir::ModuleOp"> {
+  let summary = "ask for the next chunk's tiles in L2 while the current chunk computes";
+  let description = [{
+    In every `gpu.func` kernel, each `gdn.tile_load` of a kernel argument
+    directly in an `scf.for` body, whose corner and row count are pure
+    functions of the induction variable (and of values defined above the
+    loop), gets a `gdn.tile_prefetch` of the same tile one iteration ahead:
+    the address ops are cloned with the induction variable stepped, after
+    the body's last such load, under `scf.if` (one more iteration follows).
+    Loads whose address does not change, or depends on a value the loop
+    carries or on an op with effects, are left alone, and so are loads the
+    loop carries to its next iteration (already a chunk ahead: split-seq's
+    replay loads chunk c + 1's workspace tiles during chunk c).
+
+    A chunk loop then has its next chunk's `q`, `k`, `v` and gates (and, in
+    staged's state kernel, the workspace tiles) on their way to L2 during
+    the current chunk's work: the hint costs one `prefetch.L2` per 128-byte
+    line, spread over the block. `gdn-run --prefetch none` (pipeline option
+    `prefetch=false` of `gdn-gpu-tiles-to-ptx`) leaves the pass out.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
   let summary = "lower tiles with layouts to per-thread registers, shared memory and wgmma";
   let description = [{

@@ -75,6 +75,36 @@ def GDN_TileStoreOp : GDN_Op<"tile_store", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def GDN_TilePrefetchOp : GDN_Op<"tile_prefetch", [AttrSizedOperandSegments]> {
+  let summary = "bring the memory of a tile into the L2 cache ahead of its load";
+  let description = [{
+    A hint: the block asks for the cache lines of the tile of `shape` at
+    `indices` along `dims` (the same corner and dims as a `gdn.tile_load`
+    of that shape) to be brought into the L2 cache, and goes on without
+    waiting. Rows at or past `rows` (when given) are not asked for. Nothing
+    is read into registers and nothing changes in memory;
+    `gdn-gpu-prefetch-next-chunk` places these for the next chunk's loads.
+
+    ```mlir
+    // The next chunk's 64 tokens of q[T, H, K], head %h.
+    gdn.tile_prefetch %qm[%t1, %h, %c0] dims [0, 2] shape [64, 128] rows %n1
+        : memref<?x?x128xbf16>
+    ```
+  }];
+  // Like memref.prefetch, the source is marked written: a hint that reads
+  // nothing into a value would otherwise be removed as dead.
+  let arguments = (ins Arg<AnyMemRef, "prefetched", [MemWrite]>:$source,
+                       Variadic<Index>:$indices,
+                       DenseI64ArrayAttr:$dims,
+                       DenseI64ArrayAttr:$shape,
+                       Optional<Index>:$rows);
+  let assemblyFormat = [{
+    $source `[` $indices `]` `dims` $dims `shape` $shape (`rows` $rows^)?
+    attr-dict `:` type($source)
+  }];
+  let hasVerifier = 1;
+}
+
 def GDN_MaskRowsOp : GDN_Op<"mask_rows", [Pure, AllTypesMatch<["value", "result"]>]> {
   let summary = "zero the rows of a tile at and past a row count";
   let description = [{

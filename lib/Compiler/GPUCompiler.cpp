@@ -99,7 +99,8 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
       tiles ? runStage(
                   [&](mlir::PassManager &pm, const auto &) {
                     mlir::gdn::buildGPUTileLowering(pm, options.mma,
-                                                    options.warpgroups);
+                                                    options.warpgroups,
+                                                    options.prefetch);
                   },
                   "lowering to register-tile GPU kernels")
             : runStage(mlir::gdn::buildGPULowering, "lowering to GPU kernels");

@@ -7,7 +7,7 @@
 using namespace mlir;
 using namespace mlir::gdn;
 
-// Shared rules of gdn.tile_load / gdn.tile_store: one index per memref
+// Shared rules of gdn.tile_load / gdn.tile_store / gdn.tile_prefetch: one index per memref
 // dimension, one memref dimension per tile dimension (distinct, in range),
 // equal element types, and a tile that fits where the memref is static.
 static LogicalResult verifyTileAccess(Operation *op, MemRefType memref,
@@ -52,4 +52,17 @@ LogicalResult TileLoadOp::verify() {
 LogicalResult TileStoreOp::verify() {
   return verifyTileAccess(*this, getDest().getType(), getValue().getType(),
                           getIndices().size(), getDims());
+}
+
+LogicalResult TilePrefetchOp::verify() {
+  MemRefType memref = getSource().getType();
+  if (getShape().size() != getDims().size())
+    return emitOpError() << "'shape' has " << getShape().size()
+                         << " entries but 'dims' has " << getDims().size();
+  if (llvm::any_of(getShape(), [](int64_t n) { return n <= 0; }))
+    return emitOpError() << "'shape' must be positive";
+  return verifyTileAccess(
+      *this, memref,
+      RankedTensorType::get(getShape(), memref.getElementType()),
+      getIndices().size(), getDims());
 }

@@ -161,10 +161,13 @@ void gdn::buildGPULayoutPipeline(OpPassManager &pm,
 
 namespace {
 /// Tiles with layouts in gpu.func kernels -> registers, shared memory, wgmma.
-void addLowerTiles(OpPassManager &pm, const std::string &mmaPrecision) {
+void addLowerTiles(OpPassManager &pm, const std::string &mmaPrecision,
+                   bool prefetch) {
   gdn::GDNGPUStageOperandsEarlyOptions early;
   early.mmaPrecision = mmaPrecision;
   pm.addPass(gdn::createGDNGPUStageOperandsEarly(early));
+  if (prefetch)
+    pm.addPass(gdn::createGDNGPUPrefetchNextChunk());
   gdn::GDNGPULowerTilesOptions lower;
   lower.mmaPrecision = mmaPrecision;
   pm.addPass(createGDNGPULowerTiles(lower));
@@ -176,17 +179,17 @@ void addLowerTiles(OpPassManager &pm, const std::string &mmaPrecision) {
 
 void gdn::buildGPUTileLowering(OpPassManager &pm,
                                const std::string &mmaPrecision,
-                               int64_t warpgroups) {
+                               int64_t warpgroups, bool prefetch) {
   addLayoutPasses(pm, kWarpgroupThreads / 32 * warpgroups);
   GDNGPUOutlineOptions outline;
   outline.blockSize = kWarpgroupThreads * warpgroups;
   pm.addPass(createGDNGPUOutline(outline));
-  addLowerTiles(pm, mmaPrecision);
+  addLowerTiles(pm, mmaPrecision, prefetch);
 }
 
 void gdn::buildGPUTilesToPTXPipeline(OpPassManager &pm,
                                      const GPUTilesToPTXOptions &options) {
-  addLowerTiles(pm, options.mmaPrecision);
+  addLowerTiles(pm, options.mmaPrecision, options.prefetch);
   buildGPUTilesToPTX(pm, options.chip);
 }
 

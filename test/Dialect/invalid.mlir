@@ -49,6 +49,30 @@ func.func @tile_load_too_wide(%m: memref<?x?x64xbf16>, %i: index) {
 
 // -----
 
+func.func @tile_prefetch_shape_rank(%m: memref<?x?x128xbf16>, %i: index) {
+  // expected-error @+1 {{'shape' has 1 entries but 'dims' has 2}}
+  gdn.tile_prefetch %m[%i, %i, %i] dims [0, 2] shape [64] : memref<?x?x128xbf16>
+  return
+}
+
+// -----
+
+func.func @tile_prefetch_empty_shape(%m: memref<?x?x128xbf16>, %i: index) {
+  // expected-error @+1 {{'shape' must be positive}}
+  gdn.tile_prefetch %m[%i, %i, %i] dims [0, 2] shape [0, 128] : memref<?x?x128xbf16>
+  return
+}
+
+// -----
+
+func.func @tile_prefetch_too_wide(%m: memref<?x?x64xbf16>, %i: index) {
+  // expected-error @+1 {{tile dimension 1 (128) exceeds memref dimension 2 (64)}}
+  gdn.tile_prefetch %m[%i, %i, %i] dims [0, 2] shape [64, 128] : memref<?x?x64xbf16>
+  return
+}
+
+// -----
+
 func.func @tile_load_element_type(%m: memref<?x?x128xbf16>, %i: index) {
   // expected-error @+1 {{tile element type 'f32' differs from memref element type 'bf16'}}
   %t = gdn.tile_load %m[%i, %i, %i] dims [0, 2] : memref<?x?x128xbf16> -> tensor<64x128xf32>

@@ -22,6 +22,8 @@ func.func @tiles(%q: memref<?x?x128xbf16>, %g: memref<?x?xf32>, %t: index,
   %qt = gdn.tile_load %q[%t, %h, %c0] dims [0, 2] rows %n : memref<?x?x128xbf16> -> tensor<64x128xbf16>
   // CHECK: gdn.tile_load %{{.*}}[%{{.*}}, %{{.*}}] dims [0] : memref<?x?xf32> -> tensor<64xf32>
   %gt = gdn.tile_load %g[%t, %h] dims [0] : memref<?x?xf32> -> tensor<64xf32>
+  // CHECK: gdn.tile_prefetch %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] dims [0, 2] shape [64, 128] rows %{{.*}} : memref<?x?x128xbf16>
+  gdn.tile_prefetch %q[%t, %h, %c0] dims [0, 2] shape [64, 128] rows %n : memref<?x?x128xbf16>
   // CHECK: gdn.tile_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] dims [0, 2] rows %{{.*}} : tensor<64x128xbf16>, memref<?x?x128xbf16>
   gdn.tile_store %qt, %q[%t, %h, %c0] dims [0, 2] rows %n : tensor<64x128xbf16>, memref<?x?x128xbf16>
   // CHECK: gdn.tile_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] dims [0] : tensor<64xf32>, memref<?x?xf32>

@@ -2,7 +2,8 @@
 
 // Barriers that order nothing go: one right after another, and one between
 // two runs of shared-memory writes (two stagings in a row). A barrier next to
-// a shared read, a wgmma op or an op with regions stays, and so do the first
+// a shared read, a wgmma op or an op with regions (other than an scf.if
+// that touches no shared memory) stays, and so do the first
 // and the last barrier of a block (what lies beyond them is not known here).
 module attributes {gpu.container_module} {
 gpu.module @k {
@@ -65,6 +66,56 @@ gpu.module @k {
     }
     nvvm.barrier0
     vector.store %x, %b[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.barrier0
+    gpu.return
+  }
+
+  // An `scf.if` whose ops touch no shared memory (row-guarded global
+  // stores, L2 prefetches of the next chunk, thread-id moves) is not in the
+  // way: the barrier between the two stagings around it goes. The same if
+  // holding a shared read keeps both of its barriers.
+  // CHECK-LABEL: gpu.func @guarded_global
+  // CHECK:      nvvm.barrier0
+  // CHECK-NEXT: vector.store %{{.*}}, %[[A:.*]][%c0]
+  // CHECK-NEXT: scf.if
+  // CHECK-NEXT:   llvm.inline_asm
+  // CHECK-NEXT:   scf.if
+  // CHECK-NEXT:     memref.store
+  // CHECK-NEXT:     nvvm.prefetch level = L2
+  // CHECK-NEXT:   }
+  // CHECK-NEXT: }
+  // CHECK-NEXT: vector.store %{{.*}}, %[[A]][%c0]
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: scf.if
+  // CHECK-NEXT:   vector.load
+  // CHECK-NEXT: }
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: vector.store
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: gpu.return
+  gpu.func @guarded_global(%out: memref<4xf32>, %p: !llvm.ptr, %flag: i1) kernel {
+    %c0 = arith.constant 0 : index
+    %x = arith.constant dense<1.0> : vector<4xf32>
+    %f = arith.constant 2.0 : f32
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %a = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    nvvm.barrier0
+    vector.store %x, %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    scf.if %flag {
+      %tid = llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;", "=r" : () -> i32
+      scf.if %flag {
+        memref.store %f, %out[%c0] : memref<4xf32>
+        nvvm.prefetch level = L2, %p : !llvm.ptr
+      }
+    }
+    nvvm.barrier0
+    vector.store %x, %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.barrier0
+    scf.if %flag {
+      %r = vector.load %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    }
+    nvvm.barrier0
+    vector.store %x, %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
     nvvm.barrier0
     gpu.return
   }

@@ -22,6 +22,7 @@ struct BackendOptions {
   std::string mma = "tf32";  // CUDA tensor-core precision
   std::string gpuBackend = "simt"; // CUDA code generator: simt or tiles
   int64_t warpgroups = 2;          // tiles: warpgroups per block (1 or 2)
+  bool prefetch = true;            // tiles: L2 prefetch of the next chunk
   int64_t sharedMemory = 196608; // CUDA shared memory for tile buffers
 };
 

@@ -42,6 +42,7 @@ Status run::gpuArtifact(const BackendOptions &o, const KernelShape &shape,
   c.mma = o.mma;
   c.gpuBackend = o.gpuBackend;
   c.warpgroups = o.warpgroups;
+  c.prefetch = o.prefetch;
   c.sharedMemory = o.sharedMemory;
   c.schedule = o.schedule;
   return compileForGPU(c, artifact);

@@ -64,6 +64,7 @@ struct Options {
   std::string mma; // default: bf16 on tiles, tf32 on simt
   std::string gpuBackend = "tiles";
   int64_t warpgroups = 2;
+  std::string prefetch = "next-chunk";
   int64_t sharedMemory = 196608;
   std::string schedule;
 };
@@ -161,6 +162,12 @@ int main(int argc, char **argv) {
       "between them: half the registers per thread)");
   warpgroupsOption
       ->check(CLI::Range(1, 2))->capture_default_str();
+  CLI::Option *prefetchOption = app.add_option(
+      "--prefetch", o.prefetch,
+      "cuda, tiles: next-chunk (each chunk loop asks for the next chunk's "
+      "q / k / v / gate tiles in L2 while the current one computes) or none");
+  prefetchOption
+      ->check(CLI::IsMember({"next-chunk", "none"}))->capture_default_str();
   app.add_option("--warmup", o.warmup, "cuda: untimed launches before timing")
       ->capture_default_str();
   app.add_option("--repeat", o.repeat, "cuda: timed launches (median "
@@ -309,6 +316,10 @@ int main(int argc, char **argv) {
   backendOptions.mma = o.mma;
   backendOptions.gpuBackend = o.gpuBackend;
   backendOptions.warpgroups = o.warpgroups;
+  backendOptions.prefetch = o.prefetch == "next-chunk";
+  if (prefetchOption->count() > 0 && o.gpuBackend != "tiles")
+    return refuse("--prefetch applies to the register-tile GPU back end "
+                  "only (--gpu-backend tiles)");
   if (warpgroupsOption->count() > 0 && o.gpuBackend != "tiles")
     return refuse("--warpgroups applies to the register-tile GPU back end "
                   "only (--gpu-backend tiles); the simt back end takes "

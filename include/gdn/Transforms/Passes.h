@@ -73,10 +73,10 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 
 /// The register-tile back end after the schedule: layouts, outlining, tiles
 /// to registers / shared memory / wgmma (`warpgroups` warpgroups per block,
-/// splitting every matmul's N). Leaves gpu.func kernels for
-/// buildGPUTilesToPTX.
+/// splitting every matmul's N; with `prefetch`, chunk loops ask for the next
+/// chunk's tiles in L2). Leaves gpu.func kernels for buildGPUTilesToPTX.
 void buildGPUTileLowering(OpPassManager &pm, const std::string &mmaPrecision,
-                          int64_t warpgroups = 2);
+                          int64_t warpgroups = 2, bool prefetch = true);
 /// gpu.module kernels after gdn-gpu-lower-tiles -> NVVM -> PTX.
 void buildGPUTilesToPTX(OpPassManager &pm, const std::string &chip);
 /// Threads of one warpgroup: the register-tile back end's kernels have one
@@ -122,6 +122,11 @@ struct GPUTilesToPTXOptions : public PassPipelineOptions<GPUTilesToPTXOptions> {
       *this, "mma-precision",
       llvm::cl::desc("tensor-core operand precision: tf32 or bf16"),
       llvm::cl::init("tf32")};
+  PassOptions::Option<bool> prefetch{
+      *this, "prefetch",
+      llvm::cl::desc("chunk loops ask for the next chunk's tiles in L2 "
+                     "(gdn-gpu-prefetch-next-chunk)"),
+      llvm::cl::init(true)};
 };
 
 void buildGPUTilesToPTXPipeline(OpPassManager &pm,

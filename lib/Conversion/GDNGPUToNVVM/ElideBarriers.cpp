@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -47,6 +48,20 @@ bool isGlobal(Type type) {
   return gpuSpace && gpuSpace.getValue() == gpu::AddressSpace::Global;
 }
 
+SharedAccess classify(Operation *op);
+
+/// An `scf.if` touches no shared memory when none of its ops does (row
+/// guards around global stores, the next chunk's L2 prefetches).
+bool touchesNoSharedMemory(scf::IfOp guard) {
+  WalkResult result = guard->walk([&](Operation *inner) {
+    if (inner == guard.getOperation() || isa<scf::IfOp, scf::YieldOp>(inner))
+      return WalkResult::advance(); // nested ifs: their ops are walked too
+    return classify(inner) == SharedAccess::None ? WalkResult::advance()
+                                                 : WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
 SharedAccess classify(Operation *op) {
   // A proxy fence publishes the thread's writes to the async proxy; the
   // barrier after it is what lets other threads' wgmma read them. It
@@ -66,6 +81,12 @@ SharedAccess classify(Operation *op) {
   if (isa<memref::LoadOp, vector::LoadOp>(op))
     return isGlobal(op->getOperand(0).getType()) ? SharedAccess::None
                                                  : SharedAccess::Other;
+  // An L2 prefetch of global memory (TilePrefetchToNVVM).
+  if (isa<NVVM::PrefetchOp>(op))
+    return SharedAccess::None;
+  if (auto guard = dyn_cast<scf::IfOp>(op))
+    return touchesNoSharedMemory(guard) ? SharedAccess::None
+                                        : SharedAccess::Other;
   if (op->getNumRegions() != 0 || isa<NVVM::NVVMDialect>(op->getDialect()))
     return SharedAccess::Other; // wgmma reads shared memory asynchronously
   return isMemoryEffectFree(op) ? SharedAccess::None : SharedAccess::Other;

@@ -60,6 +60,8 @@ struct LowerTilesPass
     target.addIllegalDialect<GDNGPUDialect>();
     // Scalar gdn ops the upstream lowering does not know.
     target.addIllegalOp<gdn::PageLookupOp>();
+    // A prefetch holds no tile, yet only this pass lowers it.
+    target.addIllegalOp<gdn::TilePrefetchOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *op) {
       return !hasTileWithLayout(op->getOperandTypes()) &&
              !hasTileWithLayout(op->getResultTypes());
@@ -77,6 +79,7 @@ struct LowerTilesPass
       RewritePatternSet patterns(ctx);
       populateElementwiseOpToNVVMPatterns(converter, patterns);
       populateLoadStoreOpToNVVMPatterns(converter, patterns);
+      populateTilePrefetchToNVVMPatterns(converter, patterns);
       populateConvertLayoutOpToNVVMPatterns(converter, patterns, plan);
       populateRowOpToNVVMPatterns(converter, patterns);
       populateGateOpToNVVMPatterns(converter, patterns, plan);

@@ -126,6 +126,9 @@ void populateElementwiseOpToNVVMPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns);
 void populateLoadStoreOpToNVVMPatterns(TileTypeConverter &converter,
                                        RewritePatternSet &patterns);
+/// gdn.tile_prefetch: `prefetch.L2` of the tile's lines over the block.
+void populateTilePrefetchToNVVMPatterns(TileTypeConverter &converter,
+                                        RewritePatternSet &patterns);
 /// Also tensor.extract of one element of a tile (through the scratch area).
 void populateConvertLayoutOpToNVVMPatterns(TileTypeConverter &converter,
                                            RewritePatternSet &patterns,

@@ -1,0 +1,132 @@
+//===- PrefetchNextChunk.cpp - ask for chunk c + 1's tiles during chunk c -===//
+//
+// A block works through its chunks one at a time, and each chunk's first
+// consumers of q / k / v / gates wait for those loads to come from HBM
+// (the H200 profiles of split-seq's replay: 10% to 20% of the stall
+// samples, long-scoreboard, at the top of the chunk). Here every tile load
+// of a chunk loop whose address follows the loop's induction variable gets
+// a twin gdn.tile_prefetch of the next iteration's tile, issued right after
+// the loop body's last such load: while chunk c computes, chunk c + 1's
+// lines travel to L2, and its loads then wait for L2 only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/GDNDialect.h"
+#include "gdn/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::gdn {
+#define GEN_PASS_DEF_GDNGPUPREFETCHNEXTCHUNK
+#include "Passes.h.inc"
+} // namespace mlir::gdn
+
+using namespace mlir;
+
+namespace {
+/// The ops of `loop`'s body that `load`'s corner and row count are computed
+/// from, when they are pure and read the induction variable (and no other
+/// value the loop carries): then a clone of them with the induction variable
+/// stepped gives the next iteration's tile. Empty otherwise (a tile the same
+/// in every iteration, or one whose address the loop carries).
+llvm::SetVector<Operation *> nextAddressSlice(gdn::TileLoadOp load,
+                                              scf::ForOp loop) {
+  llvm::SetVector<Operation *> slice;
+  bool followsIv = false;
+  SmallVector<Value> worklist(load.getIndices());
+  if (Value rows = load.getRows())
+    worklist.push_back(rows);
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (v == loop.getInductionVar()) {
+      followsIv = true;
+      continue;
+    }
+    Region *home = v.getParentRegion();
+    if (!loop.getRegion().isAncestor(home))
+      continue; // defined above the loop: the same next time
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != loop.getBody() || !isPure(def) ||
+        def->getNumRegions() != 0)
+      return {};
+    if (slice.insert(def))
+      llvm::append_range(worklist, def->getOperands());
+  }
+  return followsIv ? slice : llvm::SetVector<Operation *>();
+}
+
+void prefetchNextChunk(scf::ForOp loop) {
+  auto kernel = loop->getParentOfType<gpu::GPUFuncOp>();
+  SmallVector<std::pair<gdn::TileLoadOp, llvm::SetVector<Operation *>>> loads;
+  for (Operation &op : *loop.getBody()) {
+    auto load = dyn_cast<gdn::TileLoadOp>(&op);
+    // Only the kernel's own arguments are global memory.
+    auto source = load ? dyn_cast<BlockArgument>(load.getSource()) : nullptr;
+    if (!source || source.getOwner() != &kernel.getBody().front())
+      continue;
+    // A tile the loop carries to the next iteration is already loaded a
+    // chunk ahead (split-seq's replay loads chunk c + 1's workspace tiles
+    // in chunk c): its latency is hidden, a prefetch would only add work.
+    if (llvm::any_of(load->getUsers(),
+                     [&](Operation *user) { return user == loop.getBody()->getTerminator(); }))
+      continue;
+    llvm::SetVector<Operation *> slice = nextAddressSlice(load, loop);
+    if (!slice.empty())
+      loads.emplace_back(load, std::move(slice));
+  }
+  if (loads.empty())
+    return;
+
+  // Past the last iteration there is no next tile (and its rows may not
+  // exist): the prefetches run only when one more iteration follows.
+  OpBuilder b(loop.getContext());
+  b.setInsertionPointToStart(loop.getBody());
+  Location loc = loop.getLoc();
+  Value next = arith::AddIOp::create(b, loc, loop.getInductionVar(),
+                                     loop.getStep());
+  Value more = arith::CmpIOp::create(
+      b, loc,
+      loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                            : arith::CmpIPredicate::slt,
+      next, loop.getUpperBound());
+  auto guard = scf::IfOp::create(b, loc, more, /*withElse=*/false);
+  b.setInsertionPointToStart(guard.thenBlock());
+  IRMapping stepped;
+  stepped.map(loop.getInductionVar(), next);
+  // The address ops in body order, each once, so that clones dominate.
+  llvm::SetVector<Operation *> all;
+  for (auto &entry : loads)
+    all.insert(entry.second.begin(), entry.second.end());
+  for (Operation &op : *loop.getBody())
+    if (all.contains(&op))
+      b.clone(op, stepped);
+  for (auto &[load, slice] : loads) {
+    auto lookup = [&](Value v) { return stepped.lookupOrDefault(v); };
+    SmallVector<Value> corner = llvm::map_to_vector(load.getIndices(), lookup);
+    Value rows = load.getRows() ? lookup(load.getRows()) : Value();
+    gdn::TilePrefetchOp::create(b, load.getLoc(), load.getSource(), corner,
+                                load.getDims(), load.getType().getShape(),
+                                rows);
+  }
+}
+
+struct PrefetchNextChunkPass
+    : public gdn::impl::GDNGPUPrefetchNextChunkBase<PrefetchNextChunkPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    getOperation().walk([](gpu::GPUFuncOp kernel) {
+      if (!kernel.isKernel())
+        return;
+      SmallVector<scf::ForOp> loops;
+      kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      for (scf::ForOp loop : loops)
+        prefetchNextChunk(loop);
+    });
+  }
+};
+} // namespace
