@@ -72,8 +72,9 @@ void prefetchNextChunk(scf::ForOp loop) {
     // A tile the loop carries to the next iteration is already loaded a
     // chunk ahead (split-seq's replay loads chunk c + 1's workspace tiles
     // in chunk c): its latency is hidden, a prefetch would only add work.
-    if (llvm::any_of(load->getUsers(),
-                     [&](Operation *user) { return user == loop.getBody()->getTerminator(); }))
+    if (llvm::any_of(load->getUsers(), [&](Operation *user) {
+          return user == loop.getBody()->getTerminator();
+        }))
       continue;
     llvm::SetVector<Operation *> slice = nextAddressSlice(load, loop);
     if (!slice.empty())
@@ -87,13 +88,13 @@ void prefetchNextChunk(scf::ForOp loop) {
   OpBuilder b(loop.getContext());
   b.setInsertionPointToStart(loop.getBody());
   Location loc = loop.getLoc();
-  Value next = arith::AddIOp::create(b, loc, loop.getInductionVar(),
-                                     loop.getStep());
-  Value more = arith::CmpIOp::create(
-      b, loc,
-      loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                            : arith::CmpIPredicate::slt,
-      next, loop.getUpperBound());
+  Value next =
+      arith::AddIOp::create(b, loc, loop.getInductionVar(), loop.getStep());
+  Value more =
+      arith::CmpIOp::create(b, loc,
+                            loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                  : arith::CmpIPredicate::slt,
+                            next, loop.getUpperBound());
   auto guard = scf::IfOp::create(b, loc, more, /*withElse=*/false);
   b.setInsertionPointToStart(guard.thenBlock());
   IRMapping stepped;

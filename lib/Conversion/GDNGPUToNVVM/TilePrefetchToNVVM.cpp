@@ -48,21 +48,25 @@ struct TilePrefetchToNVVM : OpConversionPattern<gdn::TilePrefetchOp> {
     ArrayRef<int64_t> dims = op.getDims();
     int64_t elementBytes = memref.getElementTypeBitWidth() / 8;
     int64_t columns = shape.size() == 2 ? shape[1] : 1;
-    bool contiguousRows = shape.size() == 2 && dims[1] == memref.getRank() - 1 &&
+    bool contiguousRows = shape.size() == 2 &&
+                          dims[1] == memref.getRank() - 1 &&
                           memref.getLayout().isIdentity() && elementBytes > 0;
     int64_t columnsPerLine =
-        contiguousRows ? std::max<int64_t>(1, kCacheLineBytes / elementBytes) : 1;
+        contiguousRows ? std::max<int64_t>(1, kCacheLineBytes / elementBytes)
+                       : 1;
     int64_t linesPerRow = llvm::divideCeil(columns, columnsPerLine);
     int64_t lines = shape[0] * linesPerRow;
 
-    auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    auto c = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
     Value source = adaptor.getSource();
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, source);
     auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, source);
     Value tid = threadIdHere(b, loc);
     auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-    auto level = NVVM::PrefetchCacheLevelAttr::get(b.getContext(),
-                                                   NVVM::PrefetchCacheLevel::L2);
+    auto level = NVVM::PrefetchCacheLevelAttr::get(
+        b.getContext(), NVVM::PrefetchCacheLevel::L2);
     for (int64_t first = 0; first < lines; first += threads) {
       Value line = arith::AddIOp::create(b, loc, tid, c(first));
       Value row = arith::DivUIOp::create(b, loc, line, c(linesPerRow));
@@ -71,13 +75,15 @@ struct TilePrefetchToNVVM : OpConversionPattern<gdn::TilePrefetchOp> {
           c(columnsPerLine));
       Value keep;
       auto both = [&](Value cond) {
-        keep = keep ? arith::AndIOp::create(b, loc, keep, cond).getResult() : cond;
+        keep =
+            keep ? arith::AndIOp::create(b, loc, keep, cond).getResult() : cond;
       };
       if (first + threads > lines)
         both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, line,
                                    c(lines)));
       if (Value rows = adaptor.getRows())
-        both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows));
+        both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                   rows));
 
       auto emit = [&](OpBuilder &at) {
         // Element offset of (row, column) from the memref's aligned pointer.

@@ -103,7 +103,7 @@ Value convertTo(OpBuilder &b, Location loc, Value v, Attribute layout) {
   auto type = withLayout(v.getType(), layout);
   if (v.getType() == type)
     return v;
-  return b.create<ConvertLayoutOp>(loc, type, v);
+  return ConvertLayoutOp::create(b, loc, type, v);
 }
 
 /// The matmul's result in the accumulator layout, its operands staged for
@@ -125,7 +125,7 @@ void anchorMatmul(gdn::MatmulOp mm, const LayoutChoice &choice) {
   Type blockedType = resultType;
   mm.getResult().setType(withLayout(resultType, mma));
   b.setInsertionPointAfter(mm);
-  auto back = b.create<ConvertLayoutOp>(loc, blockedType, mm.getResult());
+  auto back = ConvertLayoutOp::create(b, loc, blockedType, mm.getResult());
   mm.getResult().replaceAllUsesExcept(back.getResult(), back);
 }
 

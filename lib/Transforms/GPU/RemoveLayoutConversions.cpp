@@ -66,11 +66,11 @@ Value materializeIn(PatternRewriter &rewriter, Location loc, Value v,
     if (cvt.getSource().getType() == type)
       return cvt.getSource();
   if (auto splat = v.getDefiningOp<tensor::SplatOp>())
-    return rewriter.create<tensor::SplatOp>(loc, type, splat.getInput());
+    return tensor::SplatOp::create(rewriter, loc, type, splat.getInput());
   DenseElementsAttr dense;
   if (matchPattern(v, m_Constant(&dense)) && dense.isSplat())
-    return rewriter.create<arith::ConstantOp>(loc, type, dense.reshape(type));
-  return rewriter.create<ConvertLayoutOp>(loc, type, v);
+    return arith::ConstantOp::create(rewriter, loc, type, dense.reshape(type));
+  return ConvertLayoutOp::create(rewriter, loc, type, v);
 }
 
 bool isElementwiseTileOp(Operation *op) {
@@ -127,7 +127,7 @@ struct ScaleRowsInAccumulator : OpRewritePattern<gdn::ScaleRowsOp> {
     Value input = op.getInput().getDefiningOp<ConvertLayoutOp>().getSource();
     Value scale = materializeIn(rewriter, loc, op.getScale(),
                                 SliceAttr::get(getContext(), 1, acc));
-    auto scaled = rewriter.create<gdn::ScaleRowsOp>(loc, input.getType(), input, scale);
+    auto scaled = gdn::ScaleRowsOp::create(rewriter, loc, input.getType(), input, scale);
     rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, op.getType(), scaled);
     return success();
   }
@@ -162,13 +162,13 @@ struct CarryInAccumulator : OpRewritePattern<scf::ForOp> {
         loop.getResult(i).setType(accType);
       });
       rewriter.setInsertionPointToStart(loop.getBody());
-      auto inside = rewriter.create<ConvertLayoutOp>(loc, oldType, carried);
+      auto inside = ConvertLayoutOp::create(rewriter, loc, oldType, carried);
       rewriter.replaceAllUsesExcept(carried, inside.getResult(), inside);
       rewriter.modifyOpInPlace(yield, [&] {
         yield->setOperand(i, next.getDefiningOp<ConvertLayoutOp>().getSource());
       });
       rewriter.setInsertionPointAfter(loop);
-      auto after = rewriter.create<ConvertLayoutOp>(loc, oldType, loop.getResult(i));
+      auto after = ConvertLayoutOp::create(rewriter, loc, oldType, loop.getResult(i));
       rewriter.replaceAllUsesExcept(loop.getResult(i), after.getResult(), after);
       return success();
     }
