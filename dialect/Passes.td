@@ -248,18 +248,23 @@ def GDNGPUPrefetchNextChunk : Pass<"gdn-gpu-prefetch-next-chunk", "::mlir::Modul
     directly in an `scf.for` body, whose corner and row count are pure
     functions of the induction variable (and of values defined above the
     loop), gets a `gdn.tile_prefetch` of the same tile one iteration ahead:
-    the address ops are cloned with the induction variable stepped, after
-    the body's last such load, under `scf.if` (one more iteration follows).
-    Loads whose address does not change, or depends on a value the loop
-    carries or on an op with effects, are left alone, and so are loads the
-    loop carries to its next iteration (already a chunk ahead: split-seq's
-    replay loads chunk c + 1's workspace tiles during chunk c).
+    the address ops are cloned with the induction variable stepped, at the
+    top of the body, under `scf.if` (one more iteration follows). Left
+    alone: loads whose address does not change, or depends on a value the
+    loop carries or on an op with effects; loads the loop carries to its
+    next iteration (already a chunk ahead: split-seq's replay loads chunk
+    c + 1's workspace tiles during chunk c); tiles of more cache lines than
+    the block has threads (split-seq's combine loads two 128 x 128 f32 maps
+    a step with little work to hide a prefetch behind; a rank-2 tile whose
+    rows are not runs of the memref's contiguous dimension is a line per
+    element); kernels without a known one-dimensional `known_block_size`.
 
     A chunk loop then has its next chunk's `q`, `k`, `v` and gates (and, in
     staged's state kernel, the workspace tiles) on their way to L2 during
-    the current chunk's work: the hint costs one `prefetch.L2` per 128-byte
-    line, spread over the block. `gdn-run --prefetch none` (pipeline option
-    `prefetch=false` of `gdn-gpu-tiles-to-ptx`) leaves the pass out.
+    the current chunk's work, for at most one `prefetch.L2` a thread and
+    tile: a line per 128 bytes of a row, or per element of a vector along a
+    strided dimension (the gates along tokens). `gdn-run --prefetch none` (pipeline option `prefetch=false`
+    of `gdn-gpu-tiles-to-ptx`) leaves the pass out.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
@@ -330,8 +335,10 @@ def GDNGPUElideBarriers : Pass<"gdn-gpu-elide-barriers", "::mlir::ModuleOp"> {
     since the previous barrier and the ops up to the next one (both in the
     same block) only write shared memory or touch none. Reads of shared
     memory, every `wgmma` op, ops with regions and ops of unknown effect
-    keep the barriers around them; global memory accesses and the
-    lowering's own `mov` inline assembly do not count, and a proxy fence
+    keep the barriers around them, except an `scf.if` none of whose ops
+    touches shared memory (row-guarded global stores, L2 prefetches);
+    global memory accesses, `nvvm.prefetch` and the lowering's own `mov`
+    inline assembly do not count, and a proxy fence
     counts as a write (the barrier after it publishes the writes to
     `wgmma`). The first barrier of a block is always kept, and so is the
     last unless it directly follows another one.

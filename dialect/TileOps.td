@@ -78,12 +78,14 @@ def GDN_TileStoreOp : GDN_Op<"tile_store", [AttrSizedOperandSegments]> {
 def GDN_TilePrefetchOp : GDN_Op<"tile_prefetch", [AttrSizedOperandSegments]> {
   let summary = "bring the memory of a tile into the L2 cache ahead of its load";
   let description = [{
-    A hint: the block asks for the cache lines of the tile of `shape` at
-    `indices` along `dims` (the same corner and dims as a `gdn.tile_load`
-    of that shape) to be brought into the L2 cache, and goes on without
-    waiting. Rows at or past `rows` (when given) are not asked for. Nothing
-    is read into registers and nothing changes in memory;
+    A hint: the block asks for the cache lines of the rank-1 or rank-2 tile
+    of `shape` at `indices` along `dims` (the same corner and dims as a
+    `gdn.tile_load` of that shape) to be brought into the L2 cache, and goes
+    on without waiting. Rows at or past `rows` (when given) are not asked
+    for. Nothing is read into registers and nothing changes in memory;
     `gdn-gpu-prefetch-next-chunk` places these for the next chunk's loads.
+    The source is global memory (no memory space); the lowering needs the
+    kernel's one-dimensional block size (`known_block_size`).
 
     ```mlir
     // The next chunk's 64 tokens of q[T, H, K], head %h.

@@ -7,7 +7,7 @@
 using namespace mlir;
 using namespace mlir::gdn;
 
-// Shared rules of gdn.tile_load / gdn.tile_store / gdn.tile_prefetch: one index per memref
+// Shared rules of gdn.tile_load / tile_store / tile_prefetch: one index per memref
 // dimension, one memref dimension per tile dimension (distinct, in range),
 // equal element types, and a tile that fits where the memref is static.
 static LogicalResult verifyTileAccess(Operation *op, MemRefType memref,
@@ -56,6 +56,17 @@ LogicalResult TileStoreOp::verify() {
 
 LogicalResult TilePrefetchOp::verify() {
   MemRefType memref = getSource().getType();
+  if (getShape().empty() || getShape().size() > 2)
+    return emitOpError() << "prefetches a rank-1 or rank-2 tile, got 'shape' "
+                            "of rank "
+                         << getShape().size();
+  if (memref.getMemorySpace())
+    return emitOpError() << "prefetches global memory: the source must be in "
+                            "the default memory space, got "
+                         << memref.getMemorySpace();
+  if (!memref.getElementType().isIntOrFloat())
+    return emitOpError() << "needs integer or float elements, got "
+                         << memref.getElementType();
   if (getShape().size() != getDims().size())
     return emitOpError() << "'shape' has " << getShape().size()
                          << " entries but 'dims' has " << getDims().size();

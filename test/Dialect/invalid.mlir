@@ -65,6 +65,30 @@ func.func @tile_prefetch_empty_shape(%m: memref<?x?x128xbf16>, %i: index) {
 
 // -----
 
+func.func @tile_prefetch_rank0(%m: memref<?x?x128xbf16>, %i: index) {
+  // expected-error @+1 {{prefetches a rank-1 or rank-2 tile, got 'shape' of rank 0}}
+  gdn.tile_prefetch %m[%i, %i, %i] dims [] shape [] : memref<?x?x128xbf16>
+  return
+}
+
+// -----
+
+func.func @tile_prefetch_shared(%m: memref<64x128xbf16, 3>, %i: index) {
+  // expected-error @+1 {{prefetches global memory: the source must be in the default memory space, got 3}}
+  gdn.tile_prefetch %m[%i, %i] dims [0, 1] shape [64, 128] : memref<64x128xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @tile_prefetch_index_elements(%m: memref<?xindex>, %i: index) {
+  // expected-error @+1 {{needs integer or float elements, got 'index'}}
+  gdn.tile_prefetch %m[%i] dims [0] shape [64] : memref<?xindex>
+  return
+}
+
+// -----
+
 func.func @tile_prefetch_too_wide(%m: memref<?x?x64xbf16>, %i: index) {
   // expected-error @+1 {{tile dimension 1 (128) exceeds memref dimension 2 (64)}}
   gdn.tile_prefetch %m[%i, %i, %i] dims [0, 2] shape [64, 128] : memref<?x?x64xbf16>

@@ -1,5 +1,10 @@
 // RUN: gdn-opt %s --gdn-gpu-prefetch-next-chunk | FileCheck %s
 // RUN: gdn-opt %s --gdn-gpu-prefetch-next-chunk --gdn-gpu-lower-tiles=mma-precision=bf16 | FileCheck %s --check-prefix=LOWER
+// The pass is part of gdn-gpu-tiles-to-ptx unless prefetch=false.
+// RUN: gdn-opt %s --gdn-gpu-tiles-to-ptx=mma-precision=bf16 | FileCheck %s --check-prefix=PTX
+// RUN: gdn-opt %s --gdn-gpu-tiles-to-ptx="mma-precision=bf16 prefetch=false" | FileCheck %s --check-prefix=NOPTX --implicit-check-not=prefetch
+// PTX: prefetch.L2
+// NOPTX: gpu.binary
 
 #blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #row = #gdn_gpu.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
@@ -61,8 +66,17 @@ gpu.module @k {
   // LOWER:         scf.if
   // LOWER:           llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;"
   // LOWER:           %[[ROW:.*]] = arith.divui %{{.*}}, %c2{{.*}} : index
+  // LOWER:           %[[COLS:.*]] = arith.muli %{{.*}}, %c64{{.*}} : index
   // LOWER:           %[[KEEP:.*]] = arith.cmpi ult, %[[ROW]], %{{.*}} : index
   // LOWER-NEXT:      scf.if %[[KEEP]] {
+  // The element offset: (token + row) * stride0 + head * stride1 + (0 +
+  // column) * stride2, in bytes from the aligned pointer.
+  // LOWER:             %[[T:.*]] = arith.addi %{{.*}}, %[[ROW]] : index
+  // LOWER-NEXT:        %[[T2:.*]] = arith.muli %[[T]], %[[S0:.*]]#0 : index
+  // LOWER:             arith.muli %{{.*}}, %[[S0]]#1 : index
+  // LOWER:             %[[C:.*]] = arith.addi %c0{{.*}}, %[[COLS]] : index
+  // LOWER-NEXT:        arith.muli %[[C]], %[[S0]]#2 : index
+  // LOWER:             arith.muli %{{.*}}, %c2{{.*}} : index
   // LOWER:             %[[P:.*]] = llvm.inttoptr
   // LOWER-NEXT:        nvvm.prefetch level = L2, %[[P]] : !llvm.ptr
   // LOWER:           %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c64{{.*}} : index
@@ -72,6 +86,58 @@ gpu.module @k {
   // LOWER:             nvvm.prefetch level = L2
   // LOWER-NOT:     nvvm.prefetch
   // LOWER:         scf.yield
+
+  // A corner that is the induction variable itself (staged's state kernel
+  // walks its workspace slots so) is stepped directly; an unsigned loop
+  // compares unsigned. Not prefetched: a tile of a memref that is not a
+  // kernel argument; a rank-2 tile whose rows are not runs of the
+  // contiguous dimension (transposed dims: a line per element); a tile of
+  // more lines than the block has threads (a 128 x 128 f32 map, 512
+  // lines, as split-seq's combine loads a step).
+  // CHECK-LABEL: gpu.func @direct_index
+  // CHECK:      scf.for unsigned %[[S:[a-z0-9_]+]] = %{{.*}} to %[[N:[a-z0-9_]+]] step %[[ONE:[a-z0-9_]+]] iter_args
+  // CHECK-NEXT:   %[[NEXT:.*]] = arith.addi %[[S]], %[[ONE]] : index
+  // CHECK-NEXT:   %[[MORE:.*]] = arith.cmpi ult, %[[NEXT]], %[[N]] : index
+  // CHECK-NEXT:   scf.if %[[MORE]] {
+  // CHECK-NEXT:     gdn.tile_prefetch %arg0[%arg3, %[[NEXT]], %c0, %c0] dims [2, 3] shape [64, 128] : memref<?x?x64x128xbf16>
+  // CHECK-NEXT:   }
+  // CHECK-NOT:    gdn.tile_prefetch
+  // CHECK:        scf.yield
+  gpu.func @direct_index(%slots: memref<?x?x64x128xbf16>, %maps: memref<?x?x128x128xf32>,
+                         %q: memref<?x?x128xbf16>, %h: index, %n: index) kernel
+      attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %local = memref.alloc() : memref<4x64x128xbf16>
+    %init = arith.constant dense<0.0> : tensor<64x128xbf16, #blocked>
+    %r = scf.for unsigned %s = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<64x128xbf16, #blocked>) {
+      %w = gdn.tile_load %slots[%h, %s, %c0, %c0] dims [2, 3] : memref<?x?x64x128xbf16> -> tensor<64x128xbf16, #blocked>
+      %l = gdn.tile_load %local[%s, %c0, %c0] dims [1, 2] : memref<4x64x128xbf16> -> tensor<64x128xbf16, #blocked>
+      %t = gdn.tile_load %q[%s, %h, %c0] dims [2, 0] : memref<?x?x128xbf16> -> tensor<128x64xbf16, #blocked>
+      %m = gdn.tile_load %maps[%h, %s, %c0, %c0] dims [2, 3] : memref<?x?x128x128xf32> -> tensor<128x128xf32, #blocked>
+      %a = arith.addf %acc, %w : tensor<64x128xbf16, #blocked>
+      %b = arith.addf %a, %l : tensor<64x128xbf16, #blocked>
+      gdn.tile_store %m, %maps[%h, %c0, %c0, %c0] dims [2, 3] : tensor<128x128xf32, #blocked>, memref<?x?x128x128xf32>
+      scf.yield %b : tensor<64x128xbf16, #blocked>
+    }
+    gdn.tile_store %r, %slots[%h, %c0, %c0, %c0] dims [2, 3] : tensor<64x128xbf16, #blocked>, memref<?x?x64x128xbf16>
+    gpu.return
+  }
+
+  // Without a known one-dimensional block the lowering could not spread
+  // the lines over the threads: no prefetch.
+  // CHECK-LABEL: gpu.func @unknown_block
+  // CHECK-NOT:   gdn.tile_prefetch
+  // CHECK:       gpu.return
+  gpu.func @unknown_block(%slots: memref<?x?x64x128xbf16>, %h: index, %n: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %s = %c0 to %n step %c1 {
+      %w = gdn.tile_load %slots[%h, %s, %c0, %c0] dims [2, 3] : memref<?x?x64x128xbf16> -> tensor<64x128xbf16, #blocked>
+      gdn.tile_store %w, %slots[%h, %c0, %c0, %c0] dims [2, 3] : tensor<64x128xbf16, #blocked>, memref<?x?x64x128xbf16>
+    }
+    gpu.return
+  }
 
   // No chunk loop, nothing to do.
   // CHECK-LABEL: gpu.func @no_loop

@@ -164,8 +164,9 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 2))->capture_default_str();
   CLI::Option *prefetchOption = app.add_option(
       "--prefetch", o.prefetch,
-      "cuda, tiles: next-chunk (each chunk loop asks for the next chunk's "
-      "q / k / v / gate tiles in L2 while the current one computes) or none");
+      "cuda, tiles, when compiling: next-chunk (each chunk loop asks for the "
+      "next chunk's input tiles in L2 while the current one computes) or "
+      "none");
   prefetchOption
       ->check(CLI::IsMember({"next-chunk", "none"}))->capture_default_str();
   app.add_option("--warmup", o.warmup, "cuda: untimed launches before timing")
@@ -330,6 +331,9 @@ int main(int argc, char **argv) {
                   "back end only (--gpu-backend simt); the tiles back end "
                   "takes --warpgroups and plans its shared memory itself");
   backendOptions.sharedMemory = o.sharedMemory;
+  if (prefetchOption->count() > 0 && !o.artifactsDir.empty())
+    return refuse("--prefetch and --artifacts: an artifact's kernels were "
+                  "compiled with or without the prefetch already");
   if (!o.schedule.empty() && !o.artifactsDir.empty())
     return refuse("--schedule and --artifacts: an artifact's schedule was "
                   "fixed when it was compiled (see its manifest.json; a set "

@@ -41,8 +41,8 @@ struct CompileOptions {
   // matmul's N is split between them and each thread holds half of every
   // tile: fewer spills and twice the warps to hide latency.
   int64_t warpgroups = 2;
-  // GPU, tiles: chunk loops ask for the next chunk's q / k / v / gate tiles
-  // in L2 while the current chunk computes (gdn-gpu-prefetch-next-chunk).
+  // GPU, tiles: chunk loops ask for the next chunk's input tiles in L2
+  // while the current chunk computes (gdn-gpu-prefetch-next-chunk).
   bool prefetch = true;
   int64_t sharedMemory = 196608; // GPU: dynamic shared memory for tiles
 };

@@ -5,11 +5,15 @@
 // (the H200 profiles of split-seq's replay: 10% to 20% of the stall
 // samples, long-scoreboard, at the top of the chunk). Here every tile load
 // of a chunk loop whose address follows the loop's induction variable gets
-// a twin gdn.tile_prefetch of the next iteration's tile, issued right after
-// the loop body's last such load: while chunk c computes, chunk c + 1's
-// lines travel to L2, and its loads then wait for L2 only.
+// a twin gdn.tile_prefetch of the next iteration's tile, issued at the top
+// of the loop body: while chunk c computes, chunk c + 1's lines travel to
+// L2, and its loads then wait for L2 only. (Issued after the chunk's own
+// loads instead, the transition spilled more and every split-seq shape ran
+// 1% to 2% slower on the H200: bench/RESULTS.md, set v4.)
 //
 //===----------------------------------------------------------------------===//
+
+#include "TileLowering.h"
 
 #include "gdn/Dialect/GDNDialect.h"
 #include "gdn/Transforms/Passes.h"
@@ -31,11 +35,12 @@ using namespace mlir;
 namespace {
 /// The ops of `loop`'s body that `load`'s corner and row count are computed
 /// from, when they are pure and read the induction variable (and no other
-/// value the loop carries): then a clone of them with the induction variable
-/// stepped gives the next iteration's tile. Empty otherwise (a tile the same
-/// in every iteration, or one whose address the loop carries).
-llvm::SetVector<Operation *> nextAddressSlice(gdn::TileLoadOp load,
-                                              scf::ForOp loop) {
+/// value the loop carries): a clone of them with the induction variable
+/// stepped gives the next iteration's tile (no ops at all when the corner
+/// is the induction variable itself). None otherwise: a tile the same in
+/// every iteration, or one whose address the loop carries.
+std::optional<llvm::SetVector<Operation *>>
+nextAddressSlice(gdn::TileLoadOp load, scf::ForOp loop) {
   llvm::SetVector<Operation *> slice;
   bool followsIv = false;
   SmallVector<Value> worklist(load.getIndices());
@@ -53,21 +58,42 @@ llvm::SetVector<Operation *> nextAddressSlice(gdn::TileLoadOp load,
     Operation *def = v.getDefiningOp();
     if (!def || def->getBlock() != loop.getBody() || !isPure(def) ||
         def->getNumRegions() != 0)
-      return {};
+      return std::nullopt;
     if (slice.insert(def))
       llvm::append_range(worklist, def->getOperands());
   }
-  return followsIv ? slice : llvm::SetVector<Operation *>();
+  if (!followsIv)
+    return std::nullopt;
+  return slice;
+}
+
+/// Whether `kernel` runs on a known one-dimensional block, which the
+/// prefetch lowering spreads the tile's lines over.
+bool hasOneDimensionalBlock(gpu::GPUFuncOp kernel) {
+  std::optional<ArrayRef<int32_t>> known = kernel.getKnownBlockSize();
+  return known && (*known)[1] == 1 && (*known)[2] == 1;
 }
 
 void prefetchNextChunk(scf::ForOp loop) {
   auto kernel = loop->getParentOfType<gpu::GPUFuncOp>();
+  int64_t threads = (*kernel.getKnownBlockSize())[0];
   SmallVector<std::pair<gdn::TileLoadOp, llvm::SetVector<Operation *>>> loads;
   for (Operation &op : *loop.getBody()) {
     auto load = dyn_cast<gdn::TileLoadOp>(&op);
     // Only the kernel's own arguments are global memory.
     auto source = load ? dyn_cast<BlockArgument>(load.getSource()) : nullptr;
     if (!source || source.getOwner() != &kernel.getBody().front())
+      continue;
+    // At most a line per thread: a 64 x 128 bf16 chunk tile is 128 lines
+    // (a rank-2 tile whose rows are not runs of the contiguous dimension
+    // would be a line per element). Larger tiles are loaded where little
+    // work follows to hide their prefetch behind: split-seq's combine
+    // takes two 128 x 128 f32 maps (1024 lines) a step, and asking for the
+    // next step's made the 16-segment shapes 1% to 2% slower on the H200.
+    gdn_gpu::PrefetchLines lines = gdn_gpu::prefetchLines(
+        cast<MemRefType>(load.getSource().getType()),
+        load.getType().getShape(), load.getDims());
+    if (lines.lines > threads)
       continue;
     // A tile the loop carries to the next iteration is already loaded a
     // chunk ahead (split-seq's replay loads chunk c + 1's workspace tiles
@@ -76,9 +102,9 @@ void prefetchNextChunk(scf::ForOp loop) {
           return user == loop.getBody()->getTerminator();
         }))
       continue;
-    llvm::SetVector<Operation *> slice = nextAddressSlice(load, loop);
-    if (!slice.empty())
-      loads.emplace_back(load, std::move(slice));
+    if (std::optional<llvm::SetVector<Operation *>> slice =
+            nextAddressSlice(load, loop))
+      loads.emplace_back(load, std::move(*slice));
   }
   if (loads.empty())
     return;
@@ -121,7 +147,7 @@ struct PrefetchNextChunkPass
   using Base::Base;
   void runOnOperation() override {
     getOperation().walk([](gpu::GPUFuncOp kernel) {
-      if (!kernel.isKernel())
+      if (!kernel.isKernel() || !hasOneDimensionalBlock(kernel))
         return;
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });

@@ -126,6 +126,18 @@ void populateElementwiseOpToNVVMPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns);
 void populateLoadStoreOpToNVVMPatterns(TileTypeConverter &converter,
                                        RewritePatternSet &patterns);
+/// How gdn.tile_prefetch numbers a tile's cache lines: row by row, each row
+/// a run of 128-byte lines when its columns are the memref's contiguous
+/// dimension, else a line per element.
+struct PrefetchLines {
+  int64_t elementBytes = 0;
+  int64_t columnsPerLine = 0;
+  int64_t linesPerRow = 0;
+  int64_t lines = 0;
+};
+PrefetchLines prefetchLines(MemRefType memref, ArrayRef<int64_t> shape,
+                            ArrayRef<int64_t> dims);
+
 /// gdn.tile_prefetch: `prefetch.L2` of the tile's lines over the block.
 void populateTilePrefetchToNVVMPatterns(TileTypeConverter &converter,
                                         RewritePatternSet &patterns);

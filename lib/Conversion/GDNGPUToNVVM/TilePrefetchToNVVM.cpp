@@ -25,8 +25,27 @@
 using namespace mlir;
 using namespace mlir::gdn_gpu;
 
-namespace {
 constexpr int64_t kCacheLineBytes = 128;
+
+PrefetchLines gdn_gpu::prefetchLines(MemRefType memref,
+                                     ArrayRef<int64_t> shape,
+                                     ArrayRef<int64_t> dims) {
+  PrefetchLines plan;
+  plan.elementBytes = llvm::divideCeil(memref.getElementTypeBitWidth(), 8);
+  int64_t columns = shape.size() == 2 ? shape[1] : 1;
+  bool contiguousRows = shape.size() == 2 &&
+                        dims[1] == memref.getRank() - 1 &&
+                        memref.getLayout().isIdentity();
+  plan.columnsPerLine =
+      contiguousRows
+          ? std::max<int64_t>(1, kCacheLineBytes / plan.elementBytes)
+          : 1;
+  plan.linesPerRow = llvm::divideCeil(columns, plan.columnsPerLine);
+  plan.lines = shape[0] * plan.linesPerRow;
+  return plan;
+}
+
+namespace {
 
 struct TilePrefetchToNVVM : OpConversionPattern<gdn::TilePrefetchOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -37,8 +56,10 @@ struct TilePrefetchToNVVM : OpConversionPattern<gdn::TilePrefetchOp> {
     std::optional<ArrayRef<int32_t>> known =
         kernel ? kernel.getKnownBlockSize() : std::nullopt;
     if (!known || (*known)[1] != 1 || (*known)[2] != 1)
-      return rewriter.notifyMatchFailure(
-          op, "needs a kernel with a known one-dimensional block size");
+      return op.emitOpError()
+             << "needs a gpu.func with a known one-dimensional block size "
+                "(known_block_size = array<i32: N, 1, 1>) to spread its "
+                "lines over";
     int64_t threads = (*known)[0];
 
     Location loc = op.getLoc();
@@ -46,16 +67,11 @@ struct TilePrefetchToNVVM : OpConversionPattern<gdn::TilePrefetchOp> {
     auto memref = cast<MemRefType>(op.getSource().getType());
     ArrayRef<int64_t> shape = op.getShape();
     ArrayRef<int64_t> dims = op.getDims();
-    int64_t elementBytes = memref.getElementTypeBitWidth() / 8;
-    int64_t columns = shape.size() == 2 ? shape[1] : 1;
-    bool contiguousRows = shape.size() == 2 &&
-                          dims[1] == memref.getRank() - 1 &&
-                          memref.getLayout().isIdentity() && elementBytes > 0;
-    int64_t columnsPerLine =
-        contiguousRows ? std::max<int64_t>(1, kCacheLineBytes / elementBytes)
-                       : 1;
-    int64_t linesPerRow = llvm::divideCeil(columns, columnsPerLine);
-    int64_t lines = shape[0] * linesPerRow;
+    PrefetchLines plan = prefetchLines(memref, shape, dims);
+    int64_t columnsPerLine = plan.columnsPerLine;
+    int64_t linesPerRow = plan.linesPerRow;
+    int64_t lines = plan.lines;
+    int64_t elementBytes = plan.elementBytes;
 
     auto c = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v);
