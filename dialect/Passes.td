@@ -254,17 +254,19 @@ def GDNGPUPrefetchNextChunk : Pass<"gdn-gpu-prefetch-next-chunk", "::mlir::Modul
     loop carries or on an op with effects; loads the loop carries to its
     next iteration (already a chunk ahead: split-seq's replay loads chunk
     c + 1's workspace tiles during chunk c); tiles of more cache lines than
-    the block has threads (split-seq's combine loads two 128 x 128 f32 maps
-    a step with little work to hide a prefetch behind; a rank-2 tile whose
-    rows are not runs of the memref's contiguous dimension is a line per
-    element); kernels without a known one-dimensional `known_block_size`.
+    the block has threads (at K = V = 128 on two warpgroups, split-seq's
+    combine maps, loaded a step at a time with little work to hide a
+    prefetch behind; a rank-2 tile whose rows are not runs of the memref's
+    contiguous dimension is a line per element); kernels without a known
+    one-dimensional `known_block_size`.
 
     A chunk loop then has its next chunk's `q`, `k`, `v` and gates (and, in
-    staged's state kernel, the workspace tiles) on their way to L2 during
-    the current chunk's work, for at most one `prefetch.L2` a thread and
-    tile: a line per 128 bytes of a row, or per element of a vector along a
-    strided dimension (the gates along tokens). `gdn-run --prefetch none` (pipeline option `prefetch=false`
-    of `gdn-gpu-tiles-to-ptx`) leaves the pass out.
+    staged's state kernel on two warpgroups, the workspace tiles) on their
+    way to L2 during the current chunk's work, for at most one
+    `prefetch.L2` a thread and tile: a line per 128 bytes of a row, or per
+    element of a vector (the gates along tokens). `gdn-run --prefetch
+    none` (pipeline option `prefetch=false` of `gdn-gpu-tiles-to-ptx`)
+    leaves the pass out.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Session 10, after review: the prefetch now also covers loads indexed by the
 # induction variable itself (split-seq's combine, staged's pool state kernel).
-# v3 = landed set. Matrix + sanitizers on v3 and on staged / staged-bf16 /
+# v3 = this state (the landed rule later narrowed it back). Matrix + sanitizers on v3 and on staged / staged-bf16 /
 # split-seq built with it; A/B events v2 / v3; v3 beside FLA.
 set -u
 L=$OUT/log; mkdir -p $L

@@ -73,6 +73,14 @@ func.func @tile_prefetch_rank0(%m: memref<?x?x128xbf16>, %i: index) {
 
 // -----
 
+func.func @tile_prefetch_rank3(%m: memref<?x64x128xbf16>, %i: index) {
+  // expected-error @+1 {{prefetches a rank-1 or rank-2 tile, got 'shape' of rank 3}}
+  gdn.tile_prefetch %m[%i, %i, %i] dims [0, 1, 2] shape [1, 64, 128] : memref<?x64x128xbf16>
+  return
+}
+
+// -----
+
 func.func @tile_prefetch_shared(%m: memref<64x128xbf16, 3>, %i: index) {
   // expected-error @+1 {{prefetches global memory: the source must be in the default memory space, got 3}}
   gdn.tile_prefetch %m[%i, %i] dims [0, 1] shape [64, 128] : memref<64x128xbf16, 3>

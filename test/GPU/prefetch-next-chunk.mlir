@@ -1,4 +1,4 @@
-// RUN: gdn-opt %s --gdn-gpu-prefetch-next-chunk | FileCheck %s
+// RUN: gdn-opt %s --gdn-gpu-prefetch-next-chunk | FileCheck %s --implicit-check-not=gdn.tile_prefetch
 // RUN: gdn-opt %s --gdn-gpu-prefetch-next-chunk --gdn-gpu-lower-tiles=mma-precision=bf16 | FileCheck %s --check-prefix=LOWER
 // The pass is part of gdn-gpu-tiles-to-ptx unless prefetch=false.
 // RUN: gdn-opt %s --gdn-gpu-tiles-to-ptx=mma-precision=bf16 | FileCheck %s --check-prefix=PTX
@@ -135,6 +135,38 @@ gpu.module @k {
     scf.for %s = %c0 to %n step %c1 {
       %w = gdn.tile_load %slots[%h, %s, %c0, %c0] dims [2, 3] : memref<?x?x64x128xbf16> -> tensor<64x128xbf16, #blocked>
       gdn.tile_store %w, %slots[%h, %c0, %c0, %c0] dims [2, 3] : tensor<64x128xbf16, #blocked>, memref<?x?x64x128xbf16>
+    }
+    gpu.return
+  }
+
+  // A two-dimensional block, a workgroup buffer and a memref in another
+  // memory space: no prefetch either.
+  // CHECK-LABEL: gpu.func @not_global_or_flat
+  // CHECK-NOT:   gdn.tile_prefetch
+  // CHECK:       gpu.return
+  gpu.func @not_global_or_flat(%slots: memref<?x?x64x128xbf16>, %h: index, %n: index) kernel
+      attributes {known_block_size = array<i32: 128, 2, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %s = %c0 to %n step %c1 {
+      %w = gdn.tile_load %slots[%h, %s, %c0, %c0] dims [2, 3] : memref<?x?x64x128xbf16> -> tensor<64x128xbf16, #blocked>
+      gdn.tile_store %w, %slots[%h, %c0, %c0, %c0] dims [2, 3] : tensor<64x128xbf16, #blocked>, memref<?x?x64x128xbf16>
+    }
+    gpu.return
+  }
+  // CHECK-LABEL: gpu.func @other_spaces
+  // CHECK-NOT:   gdn.tile_prefetch
+  // CHECK:       gpu.return
+  gpu.func @other_spaces(%far: memref<?x64x128xbf16, 1>, %n: index)
+      workgroup(%near: memref<4x64x128xbf16, #gpu.address_space<workgroup>>) kernel
+      attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %s = %c0 to %n step %c1 {
+      %a = gdn.tile_load %far[%s, %c0, %c0] dims [1, 2] : memref<?x64x128xbf16, 1> -> tensor<64x128xbf16, #blocked>
+      %b = gdn.tile_load %near[%s, %c0, %c0] dims [1, 2] : memref<4x64x128xbf16, #gpu.address_space<workgroup>> -> tensor<64x128xbf16, #blocked>
+      %c = arith.addf %a, %b : tensor<64x128xbf16, #blocked>
+      gdn.tile_store %c, %far[%c0, %c0, %c0] dims [1, 2] : tensor<64x128xbf16, #blocked>, memref<?x64x128xbf16, 1>
     }
     gpu.return
   }

@@ -80,16 +80,22 @@ void prefetchNextChunk(scf::ForOp loop) {
   SmallVector<std::pair<gdn::TileLoadOp, llvm::SetVector<Operation *>>> loads;
   for (Operation &op : *loop.getBody()) {
     auto load = dyn_cast<gdn::TileLoadOp>(&op);
-    // Only the kernel's own arguments are global memory.
+    // Only the kernel's own arguments in the default memory space are
+    // global memory (not its workgroup / private attributions).
     auto source = load ? dyn_cast<BlockArgument>(load.getSource()) : nullptr;
-    if (!source || source.getOwner() != &kernel.getBody().front())
+    if (!source || source.getOwner() != &kernel.getBody().front() ||
+        source.getArgNumber() >= kernel.getNumArguments() ||
+        cast<MemRefType>(source.getType()).getMemorySpace())
       continue;
     // At most a line per thread: a 64 x 128 bf16 chunk tile is 128 lines
     // (a rank-2 tile whose rows are not runs of the contiguous dimension
-    // would be a line per element). Larger tiles are loaded where little
-    // work follows to hide their prefetch behind: split-seq's combine
-    // takes two 128 x 128 f32 maps (1024 lines) a step, and asking for the
-    // next step's made the 16-segment shapes 1% to 2% slower on the H200.
+    // would be a line per element). At K = V = 128 on two warpgroups this
+    // leaves out split-seq's combine maps (128 x 128 f32, 512 lines each),
+    // loaded a step at a time with little work to hide a prefetch behind:
+    // asking for the next step's made the 16-segment shapes 1% to 2%
+    // slower on the H200. The cap follows the block, not the kernel: at
+    // K = V = 64 the maps (128 lines) are prefetched, and on one warpgroup
+    // staged's f32 workspace tiles (256 lines) are not; neither measured.
     gdn_gpu::PrefetchLines lines = gdn_gpu::prefetchLines(
         cast<MemRefType>(load.getSource().getType()),
         load.getType().getShape(), load.getDims());
