@@ -67,16 +67,10 @@ nextAddressSlice(gdn::TileLoadOp load, scf::ForOp loop) {
   return slice;
 }
 
-/// Whether `kernel` runs on a known one-dimensional block, which the
-/// prefetch lowering spreads the tile's lines over.
-bool hasOneDimensionalBlock(gpu::GPUFuncOp kernel) {
-  std::optional<ArrayRef<int32_t>> known = kernel.getKnownBlockSize();
-  return known && (*known)[1] == 1 && (*known)[2] == 1;
-}
-
-void prefetchNextChunk(scf::ForOp loop) {
-  auto kernel = loop->getParentOfType<gpu::GPUFuncOp>();
-  int64_t threads = (*kernel.getKnownBlockSize())[0];
+/// Adds the next iteration's prefetches to `loop`, a loop of `kernel`,
+/// whose block has `threads` threads.
+void prefetchNextChunk(scf::ForOp loop, gpu::GPUFuncOp kernel,
+                       int64_t threads) {
   SmallVector<std::pair<gdn::TileLoadOp, llvm::SetVector<Operation *>>> loads;
   for (Operation &op : *loop.getBody()) {
     auto load = dyn_cast<gdn::TileLoadOp>(&op);
@@ -84,8 +78,10 @@ void prefetchNextChunk(scf::ForOp loop) {
     // global memory (not its workgroup / private attributions).
     auto source = load ? dyn_cast<BlockArgument>(load.getSource()) : nullptr;
     if (!source || source.getOwner() != &kernel.getBody().front() ||
-        source.getArgNumber() >= kernel.getNumArguments() ||
-        cast<MemRefType>(source.getType()).getMemorySpace())
+        source.getArgNumber() >= kernel.getNumArguments())
+      continue;
+    auto memref = cast<MemRefType>(source.getType());
+    if (memref.getMemorySpace())
       continue;
     // At most a line per thread: a 64 x 128 bf16 chunk tile is 128 lines
     // (a rank-2 tile whose rows are not runs of the contiguous dimension
@@ -97,8 +93,7 @@ void prefetchNextChunk(scf::ForOp loop) {
     // K = V = 64 the maps (128 lines) are prefetched, and on one warpgroup
     // staged's f32 workspace tiles (256 lines) are not; neither measured.
     gdn_gpu::PrefetchLines lines = gdn_gpu::prefetchLines(
-        cast<MemRefType>(load.getSource().getType()),
-        load.getType().getShape(), load.getDims());
+        memref, load.getType().getShape(), load.getDims());
     if (lines.lines > threads)
       continue;
     // A tile the loop carries to the next iteration is already loaded a
@@ -153,12 +148,14 @@ struct PrefetchNextChunkPass
   using Base::Base;
   void runOnOperation() override {
     getOperation().walk([](gpu::GPUFuncOp kernel) {
-      if (!kernel.isKernel() || !hasOneDimensionalBlock(kernel))
+      // The lowering spreads a prefetch over a one-dimensional block.
+      std::optional<int64_t> threads = gdn_gpu::flatBlockThreads(kernel);
+      if (!kernel.isKernel() || !threads)
         return;
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
       for (scf::ForOp loop : loops)
-        prefetchNextChunk(loop);
+        prefetchNextChunk(loop, kernel, *threads);
     });
   }
 };

@@ -16,6 +16,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+namespace mlir::gpu {
+class GPUFuncOp;
+} // namespace mlir::gpu
+
 namespace mlir::gdn_gpu {
 
 /// How operands are staged for warpgroup MMA: bf16 (k16 instructions) or
@@ -137,6 +141,10 @@ struct PrefetchLines {
 };
 PrefetchLines prefetchLines(MemRefType memref, ArrayRef<int64_t> shape,
                             ArrayRef<int64_t> dims);
+
+/// The threads of `kernel`'s block when its `known_block_size` is
+/// one-dimensional (what gdn.tile_prefetch spreads its lines over).
+std::optional<int64_t> flatBlockThreads(gpu::GPUFuncOp kernel);
 
 /// gdn.tile_prefetch: `prefetch.L2` of the tile's lines over the block.
 void populateTilePrefetchToNVVMPatterns(TileTypeConverter &converter,

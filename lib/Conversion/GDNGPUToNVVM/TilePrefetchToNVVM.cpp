@@ -27,22 +27,27 @@ using namespace mlir::gdn_gpu;
 
 constexpr int64_t kCacheLineBytes = 128;
 
-PrefetchLines gdn_gpu::prefetchLines(MemRefType memref,
-                                     ArrayRef<int64_t> shape,
+PrefetchLines gdn_gpu::prefetchLines(MemRefType memref, ArrayRef<int64_t> shape,
                                      ArrayRef<int64_t> dims) {
   PrefetchLines plan;
   plan.elementBytes = llvm::divideCeil(memref.getElementTypeBitWidth(), 8);
   int64_t columns = shape.size() == 2 ? shape[1] : 1;
-  bool contiguousRows = shape.size() == 2 &&
-                        dims[1] == memref.getRank() - 1 &&
+  bool contiguousRows = shape.size() == 2 && dims[1] == memref.getRank() - 1 &&
                         memref.getLayout().isIdentity();
   plan.columnsPerLine =
-      contiguousRows
-          ? std::max<int64_t>(1, kCacheLineBytes / plan.elementBytes)
-          : 1;
+      contiguousRows ? std::max<int64_t>(1, kCacheLineBytes / plan.elementBytes)
+                     : 1;
   plan.linesPerRow = llvm::divideCeil(columns, plan.columnsPerLine);
   plan.lines = shape[0] * plan.linesPerRow;
   return plan;
+}
+
+std::optional<int64_t> gdn_gpu::flatBlockThreads(gpu::GPUFuncOp kernel) {
+  std::optional<ArrayRef<int32_t>> known =
+      kernel ? kernel.getKnownBlockSize() : std::nullopt;
+  if (!known || (*known)[1] != 1 || (*known)[2] != 1)
+    return std::nullopt;
+  return (*known)[0];
 }
 
 namespace {
@@ -52,15 +57,13 @@ struct TilePrefetchToNVVM : OpConversionPattern<gdn::TilePrefetchOp> {
   LogicalResult
   matchAndRewrite(gdn::TilePrefetchOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
-    std::optional<ArrayRef<int32_t>> known =
-        kernel ? kernel.getKnownBlockSize() : std::nullopt;
-    if (!known || (*known)[1] != 1 || (*known)[2] != 1)
+    std::optional<int64_t> threads =
+        flatBlockThreads(op->getParentOfType<gpu::GPUFuncOp>());
+    if (!threads)
       return op.emitOpError()
              << "needs a gpu.func with a known one-dimensional block size "
                 "(known_block_size = array<i32: N, 1, 1>) to spread its "
                 "lines over";
-    int64_t threads = (*known)[0];
 
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
@@ -68,10 +71,6 @@ struct TilePrefetchToNVVM : OpConversionPattern<gdn::TilePrefetchOp> {
     ArrayRef<int64_t> shape = op.getShape();
     ArrayRef<int64_t> dims = op.getDims();
     PrefetchLines plan = prefetchLines(memref, shape, dims);
-    int64_t columnsPerLine = plan.columnsPerLine;
-    int64_t linesPerRow = plan.linesPerRow;
-    int64_t lines = plan.lines;
-    int64_t elementBytes = plan.elementBytes;
 
     auto c = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v);
@@ -83,20 +82,20 @@ struct TilePrefetchToNVVM : OpConversionPattern<gdn::TilePrefetchOp> {
     auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
     auto level = NVVM::PrefetchCacheLevelAttr::get(
         b.getContext(), NVVM::PrefetchCacheLevel::L2);
-    for (int64_t first = 0; first < lines; first += threads) {
+    for (int64_t first = 0; first < plan.lines; first += *threads) {
       Value line = arith::AddIOp::create(b, loc, tid, c(first));
-      Value row = arith::DivUIOp::create(b, loc, line, c(linesPerRow));
+      Value row = arith::DivUIOp::create(b, loc, line, c(plan.linesPerRow));
       Value column = arith::MulIOp::create(
-          b, loc, arith::RemUIOp::create(b, loc, line, c(linesPerRow)),
-          c(columnsPerLine));
+          b, loc, arith::RemUIOp::create(b, loc, line, c(plan.linesPerRow)),
+          c(plan.columnsPerLine));
       Value keep;
       auto both = [&](Value cond) {
         keep =
             keep ? arith::AndIOp::create(b, loc, keep, cond).getResult() : cond;
       };
-      if (first + threads > lines)
+      if (first + *threads > plan.lines)
         both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, line,
-                                   c(lines)));
+                                   c(plan.lines)));
       if (Value rows = adaptor.getRows())
         both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
                                    rows));
@@ -128,7 +127,7 @@ struct TilePrefetchToNVVM : OpConversionPattern<gdn::TilePrefetchOp> {
         }
         Value address = arith::AddIOp::create(
             at, loc, opaque(base),
-            arith::MulIOp::create(at, loc, offset, c(elementBytes)));
+            arith::MulIOp::create(at, loc, offset, c(plan.elementBytes)));
         Value pointer = LLVM::IntToPtrOp::create(
             at, loc, ptrType,
             arith::IndexCastUIOp::create(at, loc, at.getI64Type(), address)
