@@ -123,10 +123,14 @@ def GDNGPU_NVMMASharedAttr : GDNGPU_Attr<"NVMMAShared", "nvmma_shared"> {
     8-row groups of `8 x swizzleBytes` bytes, the 16-byte units of row `r`
     XOR-ed with `r % 8`: the 128-byte swizzle of `wgmma` descriptors (mode 1)
     and of `cp.async.bulk.tensor`. A wider tile is a sequence of such
-    column slabs. Operands are always staged K-major (each staged row holds
-    K elements of one row of A or one column of B); `transposed` says the
-    tile's own rows run along K, so staging transposes it: A used as `A^T`
-    (`transpose_a`), or B used as is (B is `K x N`, staged `N x K`).
+    column slabs. Operands are staged K-major (each staged row holds K
+    elements of one row of A or one column of B) unless `transposed`: the
+    tile's own rows run along K (A used as `A^T` with `transpose_a`, or B
+    used as is, `K x N`). A transposed 16-bit operand whose rows fill whole
+    128-byte rows is staged MN-major, as it is held (K staged rows of M or
+    N elements), and wgmma reads it with its transpose bit; in tf32, which
+    has none, staging transposes it into a K-major buffer element by
+    element.
 
     ```mlir
     #smem = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>

@@ -317,3 +317,62 @@ gpu.module @k {
   }
 }
 }
+
+// -----
+
+#mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 2], instrN = 64>
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#at = #gdn_gpu.dot_operand<opIdx = 0, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = true>>
+#bt = #gdn_gpu.dot_operand<opIdx = 1, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = true>>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // Operands whose rows run along K (A used as A^T, B given K x N), as the
+  // state update Vn^T (K decayed) has them. In bf16 they are staged as they
+  // are held, MN-major (K rows of 128 bytes of M or N, the same swizzle):
+  // one vector store per run of four registers, no element-wise transpose;
+  // wgmma reads them with its transpose bits (A col, B row). The
+  // descriptors' leading byte offset is one 64-element slab of M or N (K =
+  // 64 rows of 128 bytes: 8192 bytes, field 512), the stride byte offset 8
+  // rows (1024); each k16 step moves 16 rows (2048 bytes) down; warpgroup
+  // 1's half of N starts one slab (8192 bytes) into B.
+  // CHECK-LABEL: gpu.func @transposed_operands
+  // CHECK-NOT: memref.store {{.*}} : memref<4096xbf16
+  // CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<4096xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+  // CHECK-NOT: memref.store {{.*}} : memref<8192xbf16
+  // CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<8192xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+  // CHECK: nvvm.fence.proxy
+  // CHECK: %[[TID:.*]] = llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;", "=r"
+  // CHECK: %[[TIDX:.*]] = arith.index_castui %[[TID]] : i32 to index
+  // CHECK: %[[WG:.*]] = arith.divui %[[TIDX]], %c128{{.*}} : index
+  // CHECK: %[[G:.*]] = arith.index_castui %[[WG]] : index to i64
+  // CHECK: arith.muli %[[G]], %c8192_i64 : i64
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: arith.constant 4611686293338849280 : i64
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+  // CHECK: arith.constant 2048 : i64
+  // CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+  // CHECK: arith.constant 4096 : i64
+  // CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+  // CHECK: arith.constant 6144 : i64
+  // CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // tf32 has no transpose bits: the stagings transpose element by element
+  // into K-major buffers.
+  // TF32-LABEL: gpu.func @transposed_operands
+  // TF32: memref.store {{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>
+  // TF32-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+  // TF32-NOT: nvvm.wgmma.mma_async
+  gpu.func @transposed_operands(%vm: memref<64x64xf32>, %km: memref<64x128xf32>, %out: memref<64x128xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %v = gdn.tile_load %vm[%c0, %c0] dims [0, 1] : memref<64x64xf32> -> tensor<64x64xf32, #blocked>
+    %k = gdn.tile_load %km[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+    %va = gdn_gpu.convert_layout %v : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #at>
+    %kb = gdn_gpu.convert_layout %k : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #bt>
+    %r = gdn.matmul %va, %kb transpose_a mask none
+        : tensor<64x64xf32, #at>, tensor<64x128xf32, #bt> -> tensor<64x128xf32, #mma>
+    %rb = gdn_gpu.convert_layout %r : tensor<64x128xf32, #mma> -> tensor<64x128xf32, #blocked>
+    gdn.tile_store %rb, %out[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
+    gpu.return
+  }
+}
+}

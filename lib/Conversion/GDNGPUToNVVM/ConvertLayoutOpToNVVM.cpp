@@ -5,10 +5,12 @@
 //   scratch area (row-major), the block meets, every thread reads the
 //   elements its new layout gives it;
 // - into a tensor-core operand: every thread writes its registers, in the
-//   staged element type, to the operand's own buffer in the K-major
-//   128-byte-swizzled layout (transposing on the way when the operand is
-//   used transposed), then the writes are fenced for the async proxy and
-//   the block meets.
+//   staged element type, to the operand's own 128-byte-swizzled buffer,
+//   then the writes are fenced for the async proxy and the block meets.
+//   The buffer is K-major, or MN-major for a transposed 16-bit operand
+//   (isStagedMNMajor): then the tile is stored as it is held, a vector per
+//   run of registers, where a K-major buffer would need it transposed one
+//   element at a time (tf32, which wgmma cannot read transposed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,12 +94,16 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
                              ConversionPatternRewriter &rewriter) const {
     Location loc = op.getLoc();
     auto src = op.getSource().getType();
-    bool transposed = operand.getShared().getTransposed();
-    int64_t rows = src.getDimSize(transposed ? 1 : 0);
-    int64_t k = src.getDimSize(transposed ? 0 : 1);
     auto bufferType = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
     Type staged = bufferType.getElementType();
     int64_t elementBytes = staged.getIntOrFloatBitWidth() / 8;
+    // K-major: staged rows are rows of A / columns of B, K elements each
+    // (a transposed tile is transposed on the way). MN-major: the tile's
+    // own rows (K of them) are stored as they are.
+    bool transposed = operand.getShared().getTransposed() &&
+                      !isStagedMNMajor(src, operand, elementBytes);
+    int64_t rows = src.getDimSize(transposed ? 1 : 0);
+    int64_t k = src.getDimSize(transposed ? 0 : 1);
     if (elementBytes == 0 || operand.getShared().getSwizzleBytes() != 128 ||
         (k * elementBytes) % 128 != 0)
       return rewriter.notifyMatchFailure(

@@ -1,16 +1,22 @@
 //===- MatmulOpToWGMMA.cpp - gdn.matmul on Hopper's warpgroup MMA ---------===//
 //
-// NVIDIA-specific. Both operands are staged K-major in 128-byte-swizzled
-// shared memory (ConvertLayoutOpToNVVM.cpp); the result is the wgmma
-// accumulator, which is the tile's registers in the #gdn_gpu.wgmma layout.
-// A 64-row slab of the result is one chain of wgmma.mma_async over K (k16
-// for bf16 operands, k8 for tf32); a 128-row result is two chains. The
-// matrix descriptors are built by hand, as Triton does: start address >> 4,
-// leading byte offset 16, stride byte offset 1024 (8 rows of 128 bytes),
-// swizzle mode 1 (128 bytes). A k step moves the start address along the
-// 128-byte row; the next 128 bytes of K are the next slab. With two
-// warpgroups, each computes half of N: its B descriptor starts at its half
-// of the staged B rows.
+// NVIDIA-specific. Both operands are staged in 128-byte-swizzled shared
+// memory (ConvertLayoutOpToNVVM.cpp); the result is the wgmma accumulator,
+// the tile's registers in the #gdn_gpu.wgmma layout. A 64-row slab of the
+// result is one chain of wgmma.mma_async over K (k16 for bf16 operands, k8
+// for tf32); a 128-row result is two chains. The matrix descriptors are
+// built by hand, as Triton does: start address >> 4, leading byte offset,
+// stride byte offset 1024 (8 rows of 128 bytes), swizzle mode 1 (128
+// bytes).
+// - K-major operands (rows of A, columns of B): a k step moves the start
+//   address along the 128-byte row; the next 128 bytes of K are the next
+//   slab; the leading byte offset is unused (16).
+// - MN-major operands (transposed 16-bit ones, read with the transpose
+//   bits): rows run along M or N, a k step moves 16 rows down, and the
+//   leading byte offset is the step from one 64-element slab of M or N to
+//   the next (K rows of 128 bytes).
+// With two warpgroups, each computes half of N: its B descriptor starts at
+// its half of B (staged rows, or elements along the rows).
 //
 // With an acc operand the accumulator starts from its registers.
 //
@@ -38,9 +44,29 @@ using namespace mlir::gdn_gpu;
 
 namespace {
 constexpr int64_t kRowsPerInstruction = 64;
-// Leading byte offset 16 (>> 4 = 1, bits 16-29), stride byte offset 1024
-// (>> 4 = 64, bits 32-45), 128-byte swizzle (mode 1, bits 62-63).
-constexpr uint64_t kDescriptorBits = (1ull << 16) | (64ull << 32) | (1ull << 62);
+
+/// The fixed fields of a descriptor: leading byte offset `lbo` (>> 4, bits
+/// 16-29), stride byte offset 1024 (8 rows of 128 bytes; >> 4 = 64, bits
+/// 32-45), 128-byte swizzle (mode 1, bits 62-63). K-major operands ignore
+/// the leading offset (16 by convention); an MN-major one steps by it from
+/// one 64-element slab of M or N to the next.
+uint64_t descriptorBits(int64_t lbo) {
+  return (uint64_t(lbo >> 4) << 16) | (64ull << 32) | (1ull << 62);
+}
+
+/// Byte offset, in a staged operand, of the instruction reading `mn0`
+/// onwards along M or N and `k0` onwards along K; `mnTotal` / `kTotal` are
+/// the buffer's extents. K-major: slabs of 128 bytes of K, rows along MN.
+/// MN-major: slabs of 128 bytes of MN, rows along K.
+int64_t operandOffset(bool mnMajor, int64_t mn0, int64_t k0, int64_t mnTotal,
+                      int64_t kTotal, int64_t elementBytes) {
+  if (mnMajor) {
+    int64_t mb = mn0 * elementBytes;
+    return mb / 128 * kTotal * 128 + k0 * 128 + mb % 128;
+  }
+  int64_t kb = k0 * elementBytes;
+  return kb / 128 * mnTotal * 128 + mn0 * 128 + kb % 128;
+}
 
 Value i64Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 64);
@@ -52,13 +78,14 @@ Value sharedAddress(OpBuilder &b, Location loc, Value buffer) {
   return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), idx);
 }
 
-Value descriptor(OpBuilder &b, Location loc, Value base, int64_t byteOffset) {
+Value descriptor(OpBuilder &b, Location loc, Value base, int64_t byteOffset,
+                 uint64_t bits) {
   Value addr = arith::AddIOp::create(b, loc, base, i64Const(b, loc, byteOffset));
   Value field = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, addr, i64Const(b, loc, 0x3FFFF)),
       i64Const(b, loc, 4));
   return arith::OrIOp::create(b, loc, field,
-                              i64Const(b, loc, static_cast<int64_t>(kDescriptorBits)));
+                              i64Const(b, loc, static_cast<int64_t>(bits)));
 }
 
 struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
@@ -91,18 +118,29 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
     Type f32 = rewriter.getF32Type();
     auto accType = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(instrN / 2, f32));
+    auto mnMajor = [&](Value operand) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      return isStagedMNMajor(type, cast<DotOperandAttr>(type.getEncoding()),
+                             elementBytes);
+    };
+    bool aMN = mnMajor(op.getLhs()), bMN = mnMajor(op.getRhs());
+    uint64_t aBits = descriptorBits(aMN ? k * 128 : 16);
+    uint64_t bBits = descriptorBits(bMN ? k * 128 : 16);
     // Descriptors are built at the matmul, not hoisted (opaqueHere).
     Value aBase = opaqueHere(rewriter, loc, sharedAddress(rewriter, loc, adaptor.getLhs()));
     Value bBase = opaqueHere(rewriter, loc, sharedAddress(rewriter, loc, adaptor.getRhs()));
     if (groups > 1) {
-      // B's columns are staged rows: this warpgroup's start instrN rows in.
+      // This warpgroup's columns of B start instrN along N: rows of a
+      // K-major buffer, elements of an MN-major one. Warpgroups 0 and 1.
+      int64_t step = operandOffset(bMN, instrN, 0, n, k, elementBytes);
       Value group = arith::DivUIOp::create(
           rewriter, loc, threadIdHere(rewriter, loc),
           arith::ConstantIndexOp::create(rewriter, loc, kWarpsPerWarpgroup * kWarpSize));
       Value offset = arith::MulIOp::create(
           rewriter, loc,
-          arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(), group),
-          i64Const(rewriter, loc, instrN * 128));
+          arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                       group),
+          i64Const(rewriter, loc, step));
       bBase = arith::AddIOp::create(rewriter, loc, bBase, offset);
     }
     auto wgmmaType = NVVM::WGMMATypesAttr::get(
@@ -120,10 +158,13 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
               rewriter, loc, acc,
               vector::ExtractOp::create(rewriter, loc, init, rm * instrN / 2 + i), i);
       for (int64_t k0 = 0; k0 < k; k0 += kStep) {
-        int64_t kb = k0 * elementBytes, slab = kb / 128, inRow = kb % 128;
         Value descA = descriptor(rewriter, loc, aBase,
-                                 slab * m * 128 + rm * kRowsPerInstruction * 128 + inRow);
-        Value descB = descriptor(rewriter, loc, bBase, slab * n * 128 + inRow);
+                                 operandOffset(aMN, rm * kRowsPerInstruction,
+                                               k0, m, k, elementBytes),
+                                 aBits);
+        Value descB =
+            descriptor(rewriter, loc, bBase,
+                       operandOffset(bMN, 0, k0, n, k, elementBytes), bBits);
         acc = NVVM::WgmmaMmaAsyncOp::create(
             rewriter, loc, accType, acc, descA, descB,
             NVVM::MMAShapeAttr::get(ctx, kRowsPerInstruction, instrN, kStep),
@@ -132,8 +173,12 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
             NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
             NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
             NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-            NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-            NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
+            // K-major A is "row", K-major B "col"; the other is the
+            // transpose bit (MN-major).
+            NVVM::MMALayoutAttr::get(ctx, aMN ? NVVM::MMALayout::col
+                                              : NVVM::MMALayout::row),
+            NVVM::MMALayoutAttr::get(ctx, bMN ? NVVM::MMALayout::row
+                                              : NVVM::MMALayout::col),
             /*satfinite=*/nullptr);
       }
       accs.push_back(acc);

@@ -144,6 +144,12 @@ Value gdn_gpu::sharedView(OpBuilder &b, Location loc, int64_t offset,
                                 ValueRange{});
 }
 
+bool gdn_gpu::isStagedMNMajor(RankedTensorType type, DotOperandAttr operand,
+                              int64_t elementBytes) {
+  return operand.getShared().getTransposed() && elementBytes == 2 &&
+         type.getRank() == 2 && (type.getDimSize(1) * elementBytes) % 128 == 0;
+}
+
 Value gdn_gpu::swizzledIndex(OpBuilder &b, Location loc, Value row, Value k,
                              int64_t rows, int64_t elementBytes) {
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };

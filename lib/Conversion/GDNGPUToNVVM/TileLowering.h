@@ -107,8 +107,18 @@ SmallVector<int64_t> sliceRegisterOf(RankedTensorType parent, unsigned dim);
 Value sharedView(OpBuilder &b, Location loc, int64_t offset, int64_t elements,
                  Type elementType);
 
+/// Whether a tile of `type` staged as `operand` with `elementBytes`-byte
+/// elements is laid out MN-major: a transposed operand (its rows run along
+/// K) of 16-bit elements whose other dimension fills whole 128-byte rows.
+/// It is then stored as it is held (K rows of M or N elements), and the
+/// matmul reads it with wgmma's transpose bit; tf32 has none, so such
+/// operands are transposed on the way into a K-major buffer instead.
+bool isStagedMNMajor(RankedTensorType type, DotOperandAttr operand,
+                     int64_t elementBytes);
+
 /// Element index, in a K-major 128-byte-swizzled staged operand with `rows`
-/// rows, of (row, k).
+/// rows, of (row, k). An MN-major operand uses the same layout with the
+/// roles swapped: (k, mn) in a buffer of K rows.
 Value swizzledIndex(OpBuilder &b, Location loc, Value row, Value k, int64_t rows,
                     int64_t elementBytes);
 
