@@ -59,16 +59,15 @@ def compile_kernels(args):
             src = laid_out
         for prec in precisions:
             name = f"{kernel}-{prec}"
-            # The passes of gdn-gpu-tiles-to-ptx up to the lowering: staging
-            # operands early changes their lifetimes and so the plan.
-            lowered = subprocess.run(
-                [args.gdn_opt, src, f"--gdn-gpu-stage-operands-early=mma-precision={prec}",
-                 f"--gdn-gpu-lower-tiles=mma-precision={prec}"],
-                check=True, capture_output=True, text=True).stdout
-            shared = int(re.search(r"gdn.shared_bytes_per_block = (\d+)", lowered).group(1))
-            binary = subprocess.run(
-                [args.gdn_opt, src, f"--gdn-gpu-tiles-to-ptx=mma-precision={prec}"],
-                check=True, capture_output=True, text=True).stdout
+            # One run of the pipeline: the PTX on stdout, and the kernel as
+            # gdn-gpu-lower-tiles left it (with its shared-memory plan) on
+            # stderr, so the size is the one the PTX was built with.
+            run = subprocess.run(
+                [args.gdn_opt, src, f"--gdn-gpu-tiles-to-ptx=mma-precision={prec}",
+                 "--mlir-print-ir-after=gdn-gpu-lower-tiles"],
+                check=True, capture_output=True, text=True)
+            shared = int(re.search(r"gdn.shared_bytes_per_block = (\d+)", run.stderr).group(1))
+            binary = run.stdout
             asm = re.search(r'assembly = "((?:[^"\\]|\\.)*)"', binary).group(1)
             ptx = re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), asm)
             with open(os.path.join(args.out, name + ".ptx"), "w") as f:

@@ -376,3 +376,36 @@ gpu.module @k {
   }
 }
 }
+
+// -----
+
+#mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 32>
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#a = #gdn_gpu.dot_operand<opIdx = 0, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>>
+#bt = #gdn_gpu.dot_operand<opIdx = 1, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = true>>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // A transposed bf16 operand whose rows are narrower than 128 bytes (N =
+  // 32: 64 bytes) cannot be staged MN-major: it is transposed into a
+  // K-major buffer one element at a time and read without the transpose
+  // bit, as before.
+  // CHECK-LABEL: gpu.func @narrow_transposed
+  // CHECK: memref.store {{.*}} : memref<2048xbf16, #gpu.address_space<workgroup>>
+  // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // TF32-LABEL: gpu.func @narrow_transposed
+  // TF32-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+  gpu.func @narrow_transposed(%am: memref<64x64xf32>, %bm: memref<64x32xf32>, %out: memref<64x32xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %a = gdn.tile_load %am[%c0, %c0] dims [0, 1] : memref<64x64xf32> -> tensor<64x64xf32, #blocked>
+    %b = gdn.tile_load %bm[%c0, %c0] dims [0, 1] : memref<64x32xf32> -> tensor<64x32xf32, #blocked>
+    %as = gdn_gpu.convert_layout %a : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #a>
+    %bs = gdn_gpu.convert_layout %b : tensor<64x32xf32, #blocked> -> tensor<64x32xf32, #bt>
+    %r = gdn.matmul %as, %bs mask none
+        : tensor<64x64xf32, #a>, tensor<64x32xf32, #bt> -> tensor<64x32xf32, #mma>
+    %rb = gdn_gpu.convert_layout %r : tensor<64x32xf32, #mma> -> tensor<64x32xf32, #blocked>
+    gdn.tile_store %rb, %out[%c0, %c0] dims [0, 1] : tensor<64x32xf32, #blocked>, memref<64x32xf32>
+    gpu.return
+  }
+}
+}

@@ -91,6 +91,19 @@ void inThreads(OpBuilder &b, Location loc, Value cond,
   body();
 }
 
+/// Runs `body(job)` for jobs 0 .. jobs - 1 spread over `workers` workers
+/// (threads or warps): worker w takes jobs w, w + workers, ...; only a last
+/// round with fewer jobs than workers is guarded.
+void forEachJob(OpBuilder &b, Location loc, IndexMath &im, Value worker,
+                int64_t jobs, int64_t workers,
+                llvm::function_ref<void(Value)> body) {
+  for (int64_t first = 0; first < jobs; first += workers) {
+    Value job = im.add(worker, first);
+    Value cond = jobs - first < workers ? im.ult(job, jobs) : Value();
+    inThreads(b, loc, cond, [&] { body(job); });
+  }
+}
+
 Value loadAt(OpBuilder &b, Location loc, Value buf, Value index) {
   return memref::LoadOp::create(b, loc, buf, index).getResult();
 }
@@ -141,31 +154,27 @@ void emitFmaProduct(OpBuilder &b, Location loc, Value a, Value t, Value p,
   Value tid = threadIdHere(b, loc);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   // Group g: pair q, row i of the s x s block, columns c0 .. c0 + perThread - 1.
-  for (int64_t first = 0; first < groups; first += threads) {
-    Value g = im.add(tid, first);
-    Value cond = groups - first < threads ? im.ult(g, groups) : Value();
-    inThreads(b, loc, cond, [&] {
-      Value q = im.div(g, s * rowGroups);
-      Value i = im.rem(im.div(g, rowGroups), s);
-      Value c0 = im.mul(im.rem(g, rowGroups), perThread);
-      Value r0 = im.mul(q, 2 * s);
-      SmallVector<Value> acc(perThread, zero);
-      for (int64_t k = 0; k < s; ++k) {
-        Value lhs = loadAt(b, loc, ops.lhsBuffer(), ops.lhs(r0, i, im.c(k)));
-        Value rhsBase = ops.rhs(q, r0, im.c(k), c0);
-        for (int64_t u = 0; u < perThread; ++u)
-          acc[u] = math::FmaOp::create(
-              b, loc, lhs, loadAt(b, loc, ops.rhsBuffer(), im.add(rhsBase, u)),
-              acc[u]);
-      }
-      Value outBase = ops.out(q, r0, i, c0);
-      for (int64_t u = 0; u < perThread; ++u) {
-        Value v = second ? arith::NegFOp::create(b, loc, acc[u]).getResult()
-                         : acc[u];
-        memref::StoreOp::create(b, loc, v, second ? t : p, im.add(outBase, u));
-      }
-    });
-  }
+  forEachJob(b, loc, im, tid, groups, threads, [&](Value g) {
+    Value q = im.div(g, s * rowGroups);
+    Value i = im.rem(im.div(g, rowGroups), s);
+    Value c0 = im.mul(im.rem(g, rowGroups), perThread);
+    Value r0 = im.mul(q, 2 * s);
+    SmallVector<Value> acc(perThread, zero);
+    for (int64_t k = 0; k < s; ++k) {
+      Value lhs = loadAt(b, loc, ops.lhsBuffer(), ops.lhs(r0, i, im.c(k)));
+      Value rhsBase = ops.rhs(q, r0, im.c(k), c0);
+      for (int64_t u = 0; u < perThread; ++u)
+        acc[u] = math::FmaOp::create(
+            b, loc, lhs, loadAt(b, loc, ops.rhsBuffer(), im.add(rhsBase, u)),
+            acc[u]);
+    }
+    Value outBase = ops.out(q, r0, i, c0);
+    for (int64_t u = 0; u < perThread; ++u) {
+      Value v = second ? arith::NegFOp::create(b, loc, acc[u]).getResult()
+                       : acc[u];
+      memref::StoreOp::create(b, loc, v, second ? t : p, im.add(outBase, u));
+    }
+  });
 }
 
 /// x as the sum of two tf32 values (high: x with its low 13 mantissa bits
@@ -210,57 +219,53 @@ void emitMmaProduct(OpBuilder &b, Location loc, Value a, Value t, Value p,
   // c0 / c1 (g, 2t / 2t + 1), c2 / c3 (g + 8, 2t / 2t + 1).
   Value group = im.div(lane, 4), inGroup = im.rem(lane, 4);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  for (int64_t first = 0; first < jobs; first += warps) {
-    Value job = im.add(warp, first);
-    Value cond = jobs - first < warps ? im.ult(job, jobs) : Value();
-    inThreads(b, loc, cond, [&] {
-      Value q = im.div(job, mTiles * nTiles);
-      Value i0 = im.mul(im.rem(im.div(job, nTiles), mTiles), 16);
-      Value c0 = im.mul(im.rem(job, nTiles), 8);
-      Value r0 = im.mul(q, 2 * s);
-      Value row = im.add(i0, group), col = im.add(c0, group);
-      SmallVector<Value> acc(4, zero);
-      for (int64_t k = 0; k < s; k += 8) {
-        Value k0 = im.add(inGroup, k), k1 = im.add(inGroup, k + 4);
-        SmallVector<Value> aHigh, aLow, bHigh, bLow;
-        for (auto [i, kk] : {std::pair{row, k0}, std::pair{im.add(row, 8), k0},
-                             std::pair{row, k1}, std::pair{im.add(row, 8), k1}}) {
-          auto [hi, lo] = splitTf32(
-              b, loc, loadAt(b, loc, ops.lhsBuffer(), ops.lhs(r0, i, kk)));
-          aHigh.push_back(hi);
-          aLow.push_back(lo);
-        }
-        for (Value kk : {k0, k1}) {
-          auto [hi, lo] = splitTf32(
-              b, loc, loadAt(b, loc, ops.rhsBuffer(), ops.rhs(q, r0, kk, col)));
-          bHigh.push_back(hi);
-          bLow.push_back(lo);
-        }
-        auto mma = [&](ValueRange lhs, ValueRange rhs) {
-          Value d = NVVM::MmaOp::create(
-              b, loc, accType, lhs, rhs, acc, ArrayRef<int64_t>{16, 8, 8},
-              std::nullopt, std::nullopt,
-              std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
-                                            NVVM::MMATypes::tf32},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          for (int64_t r = 0; r < 4; ++r)
-            acc[r] = LLVM::ExtractValueOp::create(b, loc, d, r);
-        };
-        mma(aLow, bHigh);
-        mma(aHigh, bLow);
-        mma(aHigh, bHigh);
+  forEachJob(b, loc, im, warp, jobs, warps, [&](Value job) {
+    Value q = im.div(job, mTiles * nTiles);
+    Value i0 = im.mul(im.rem(im.div(job, nTiles), mTiles), 16);
+    Value c0 = im.mul(im.rem(job, nTiles), 8);
+    Value r0 = im.mul(q, 2 * s);
+    Value row = im.add(i0, group), col = im.add(c0, group);
+    SmallVector<Value> acc(4, zero);
+    for (int64_t k = 0; k < s; k += 8) {
+      Value k0 = im.add(inGroup, k), k1 = im.add(inGroup, k + 4);
+      SmallVector<Value> aHigh, aLow, bHigh, bLow;
+      for (auto [i, kk] : {std::pair{row, k0}, std::pair{im.add(row, 8), k0},
+                           std::pair{row, k1}, std::pair{im.add(row, 8), k1}}) {
+        auto [hi, lo] = splitTf32(
+            b, loc, loadAt(b, loc, ops.lhsBuffer(), ops.lhs(r0, i, kk)));
+        aHigh.push_back(hi);
+        aLow.push_back(lo);
       }
-      Value outCol = im.add(c0, im.mul(inGroup, 2));
-      for (int64_t r = 0; r < 4; ++r) {
-        Value i = r < 2 ? row : im.add(row, 8);
-        Value v = second ? arith::NegFOp::create(b, loc, acc[r]).getResult()
-                         : acc[r];
-        memref::StoreOp::create(b, loc, v, second ? t : p,
-                                ops.out(q, r0, i, im.add(outCol, r % 2)));
+      for (Value kk : {k0, k1}) {
+        auto [hi, lo] = splitTf32(
+            b, loc, loadAt(b, loc, ops.rhsBuffer(), ops.rhs(q, r0, kk, col)));
+        bHigh.push_back(hi);
+        bLow.push_back(lo);
       }
-    });
-  }
+      auto mma = [&](ValueRange lhs, ValueRange rhs) {
+        Value d = NVVM::MmaOp::create(
+            b, loc, accType, lhs, rhs, acc, ArrayRef<int64_t>{16, 8, 8},
+            std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                          NVVM::MMATypes::tf32},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t r = 0; r < 4; ++r)
+          acc[r] = LLVM::ExtractValueOp::create(b, loc, d, r);
+      };
+      mma(aLow, bHigh);
+      mma(aHigh, bLow);
+      mma(aHigh, bHigh);
+    }
+    Value outCol = im.add(c0, im.mul(inGroup, 2));
+    for (int64_t r = 0; r < 4; ++r) {
+      Value i = r < 2 ? row : im.add(row, 8);
+      Value v = second ? arith::NegFOp::create(b, loc, acc[r]).getResult()
+                       : acc[r];
+      memref::StoreOp::create(b, loc, v, second ? t : p,
+                              ops.out(q, r0, i, im.add(outCol, r % 2)));
+    }
+  });
 }
 
 struct TriInverseByBlocks : OpConversionPattern<gdn::TriInverseOp> {
