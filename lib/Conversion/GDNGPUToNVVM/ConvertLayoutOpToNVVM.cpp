@@ -97,13 +97,14 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
     auto bufferType = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
     Type staged = bufferType.getElementType();
     int64_t elementBytes = staged.getIntOrFloatBitWidth() / 8;
-    // K-major: staged rows are rows of A / columns of B, K elements each
-    // (a transposed tile is transposed on the way). MN-major: the tile's
-    // own rows (K of them) are stored as they are.
-    bool transposed = operand.getShared().getTransposed() &&
-                      !isStagedMNMajor(src, operand, elementBytes);
-    int64_t rows = src.getDimSize(transposed ? 1 : 0);
-    int64_t k = src.getDimSize(transposed ? 0 : 1);
+    // K-major: staged rows are rows of A / columns of B, K elements each,
+    // so a transposed tile is transposed on the way. MN-major: the tile's
+    // own rows (K of them) are stored as they are. Either way the buffer's
+    // rows are the tile's rows unless `transposeOnTheWay`.
+    bool transposeOnTheWay = operand.getShared().getTransposed() &&
+                             !isStagedMNMajor(src, operand, elementBytes);
+    int64_t rows = src.getDimSize(transposeOnTheWay ? 1 : 0);
+    int64_t k = src.getDimSize(transposeOnTheWay ? 0 : 1);
     if (elementBytes == 0 || operand.getShared().getSwizzleBytes() != 128 ||
         (k * elementBytes) % 128 != 0)
       return rewriter.notifyMatchFailure(
@@ -112,13 +113,15 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
                               staged);
     // The buffer's bytes may still be read by an earlier operand's matmul.
     emitBlockBarrier(rewriter, loc);
-    // Registers consecutive along K land in one 16-byte unit of the swizzle
-    // (runs are aligned to their length): one vector store each.
-    int64_t run = vectorRunLength(src, transposed ? 0 : 1, 16 / elementBytes);
+    // Registers consecutive along a buffer row (K, or M / N when MN-major)
+    // land in one 16-byte unit of the swizzle (runs are aligned to their
+    // length): one vector store each.
+    int64_t run =
+        vectorRunLength(src, transposeOnTheWay ? 0 : 1, 16 / elementBytes);
     auto coords = emitThreadCoords(rewriter, loc, src);
     for (size_t reg = 0; reg < coords.size(); reg += run) {
-      Value row = transposed ? coords[reg][1] : coords[reg][0];
-      Value kk = transposed ? coords[reg][0] : coords[reg][1];
+      Value row = transposeOnTheWay ? coords[reg][1] : coords[reg][0];
+      Value kk = transposeOnTheWay ? coords[reg][0] : coords[reg][1];
       Value index = swizzledIndex(rewriter, loc, row, kk, rows, elementBytes);
       if (run == 1) {
         Value v = castTo(rewriter, loc,
