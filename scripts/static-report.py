@@ -11,6 +11,8 @@ kernel it records:
 
   registers, spill bytes (stores + loads), stack frame, shared memory
     (dynamic, from the artifact manifest) -- from ptxas -v and the manifest;
+  ptxas's wgmma notes: C7514 (every wgmma serialised) and C7519 (warpgroup
+    arrives injected), counted per kernel;
   SASS instruction counts: HGMMA, HMMA, BAR, LDG, STG, LDS, STS, LDL, STL.
 
 Each row is compared with BOUNDS (JSON, committed): `max` bounds fail when
@@ -44,10 +46,15 @@ SHAPE = {"K": 128, "V": 128, "dtype": "bf16"}
 OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL"]
 # Bounds written by --update: counts that must not grow, counts that must
 # not shrink (tensor-core instructions).
+# ptxas's notes per function: wgmma serialised (C7514: a non-wgmma
+# instruction reads an accumulator before its wait) and warpgroup arrives it
+# had to add (C7519: an accumulator written after the wgmma fence).
+PTXAS_NOTES = {"C7514": "wgmma_serialized", "C7519": "arrives_injected"}
 GROW_BOUNDED = ["registers", "spill_bytes", "stack_bytes", "shared_bytes",
-                "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL", "HMMA"]
+                "wgmma_serialized", "arrives_injected", "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL", "HMMA"]
 SHRINK_BOUNDED = ["HGMMA"]
-COLUMNS = ["registers", "spill_bytes", "stack_bytes", "shared_bytes"] + OPCODES
+COLUMNS = (["registers", "spill_bytes", "stack_bytes", "shared_bytes"]
+           + list(PTXAS_NOTES.values()) + OPCODES)
 
 
 def run(cmd):
@@ -60,11 +67,18 @@ def run(cmd):
 def ptxas_info(log):
     """ptxas -v output -> {function: {registers, spill_bytes, stack_bytes}}."""
     funcs, fn = {}, None
+    notes = {}
     for line in log.splitlines():
+        m = re.search(r"\((C75\d\d)\).* function '([^']+)'", line)
+        if m and m.group(1) in PTXAS_NOTES:
+            key = (m.group(2), PTXAS_NOTES[m.group(1)])
+            notes[key] = notes.get(key, 0) + 1
+            continue
         m = re.search(r"Compiling entry function '([^']+)'", line)
         if m:
             fn = m.group(1)
             funcs[fn] = {"registers": 0, "spill_bytes": 0, "stack_bytes": 0}
+            funcs[fn].update({col: 0 for col in PTXAS_NOTES.values()})
             continue
         if fn is None:
             continue
@@ -75,6 +89,9 @@ def ptxas_info(log):
         m = re.search(r"Used (\d+) registers", line)
         if m:
             funcs[fn]["registers"] = int(m.group(1))
+    for (name, col), count in notes.items():
+        if name in funcs:
+            funcs[name][col] = count
     return funcs
 
 
@@ -171,10 +188,13 @@ def main():
                     for fn, row in got.items():
                         rows[f"{kernel_file[:-5]} {label} {fn}"] = row
 
-    header = f"{'kernel schedule[/back end] function':<52}" + "".join(f"{c:>13}" for c in COLUMNS)
+    width = {c: max(12, len(c)) for c in COLUMNS}
+    header = f"{'kernel schedule[/back end] function':<52}" + "".join(
+        f" {c:>{width[c]}}" for c in COLUMNS)
     lines = [f"SASS / ptxas report, sm_90a, K=V={SHAPE['K']} {SHAPE['dtype']} "
              "(static instruction counts)", header]
-    lines += [f"{k:<52}" + "".join(f"{r.get(c, 0):>13}" for c in COLUMNS)
+    lines += [f"{k:<52}" + "".join(
+        f" {r.get(c, 0):>{width[c]}}" for c in COLUMNS)
               for k, r in sorted(rows.items())]
 
     if args.update:

@@ -90,10 +90,20 @@ gpu.module @k {
   // CHECK: %[[G:.*]] = arith.divui %[[TID]], %c128{{.*}} : index
   // CHECK: %[[GI:.*]] = arith.index_castui %[[G]] : index to i64
   // CHECK: arith.muli %[[GI]], %c8192_i64 : i64
-  // CHECK: nvvm.wgmma.fence.aligned
+  // The starting registers pass an empty asm with side effects before the
+  // fence, the results another after the wait (CUTLASS's
+  // warpgroup_fence_operand): else LLVM moves their uses above the wait and
+  // ptxas serialises every wgmma (C7514).
   // CHECK: llvm.insertvalue
-  // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+  // CHECK: %[[INIT:.*]] = llvm.inline_asm has_side_effects "", "=f,{{.*}},0,1,{{.*}},31" {{.*}} -> !llvm.struct<(f32
+  // CHECK-NEXT: nvvm.wgmma.fence.aligned
+  // CHECK: nvvm.wgmma.mma_async {{.*}}, %[[INIT]], <m = 64, n = 64, k = 16>
+  // CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
   // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+  // CHECK: %[[DONE:.*]] = llvm.inline_asm has_side_effects "", "=f,{{.*}},0,1,{{.*}},31"
+  // CHECK: %{{.*}} = llvm.extractvalue %[[DONE]][0]
   // CHECK: vector.from_elements {{.*}} : vector<32xf32>
   // CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<2xf32>
   // TF32-LABEL: gpu.func @two_warpgroups
@@ -405,6 +415,60 @@ gpu.module @k {
         : tensor<64x64xf32, #a>, tensor<64x32xf32, #bt> -> tensor<64x32xf32, #mma>
     %rb = gdn_gpu.convert_layout %r : tensor<64x32xf32, #mma> -> tensor<64x32xf32, #blocked>
     gdn.tile_store %rb, %out[%c0, %c0] dims [0, 1] : tensor<64x32xf32, #blocked>, memref<64x32xf32>
+    gpu.return
+  }
+}
+}
+
+// -----
+
+#mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 2], instrN = 64>
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#a = #gdn_gpu.dot_operand<opIdx = 0, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>>
+#at = #gdn_gpu.dot_operand<opIdx = 0, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = true>>
+#b = #gdn_gpu.dot_operand<opIdx = 1, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = false>>
+#bt = #gdn_gpu.dot_operand<opIdx = 1, parent = #mma, shared = #gdn_gpu.nvmma_shared<swizzleBytes = 128, transposed = true>>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // A matmul's result staged in bf16 as the next matmul's operand, K-major
+  // (as A) and MN-major (as a transposed B): its registers leave with
+  // stmatrix.x4, eight (four packed bf16 pairs) a store, 32 registers a
+  // thread: four stores a staging, no 4-byte stores. tf32 keeps plain
+  // stores (stmatrix moves 16-bit elements only).
+  // CHECK-LABEL: gpu.func @accumulator_operands
+  // CHECK-COUNT-4: nvvm.stmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
+  // CHECK-NOT: nvvm.stmatrix
+  // CHECK: nvvm.fence.proxy
+  // CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+  // CHECK-COUNT-4: nvvm.stmatrix
+  // CHECK-NOT: nvvm.stmatrix
+  // CHECK: nvvm.fence.proxy
+  // CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+  // TF32-LABEL: gpu.func @accumulator_operands
+  // TF32-NOT: nvvm.stmatrix
+  // TF32: gpu.return
+  gpu.func @accumulator_operands(%qm: memref<64x128xf32>, %vm: memref<128x128xf32>,
+                                 %wm: memref<64x64xf32>, %o1: memref<64x128xf32>,
+                                 %o2: memref<64x128xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %q = gdn.tile_load %qm[%c0, %c0] dims [0, 1] : memref<64x128xf32> -> tensor<64x128xf32, #blocked>
+    %v = gdn.tile_load %vm[%c0, %c0] dims [0, 1] : memref<128x128xf32> -> tensor<128x128xf32, #blocked>
+    %w = gdn.tile_load %wm[%c0, %c0] dims [0, 1] : memref<64x64xf32> -> tensor<64x64xf32, #blocked>
+    %qa = gdn_gpu.convert_layout %q : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #a>
+    %vb = gdn_gpu.convert_layout %v : tensor<128x128xf32, #blocked> -> tensor<128x128xf32, #b>
+    %wa = gdn_gpu.convert_layout %w : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #at>
+    %r = gdn.matmul %qa, %vb transpose_b mask none
+        : tensor<64x128xf32, #a>, tensor<128x128xf32, #b> -> tensor<64x128xf32, #mma>
+    %ra = gdn_gpu.convert_layout %r : tensor<64x128xf32, #mma> -> tensor<64x128xf32, #a>
+    %r1 = gdn.matmul %ra, %vb transpose_b mask none
+        : tensor<64x128xf32, #a>, tensor<128x128xf32, #b> -> tensor<64x128xf32, #mma>
+    %rbt = gdn_gpu.convert_layout %r : tensor<64x128xf32, #mma> -> tensor<64x128xf32, #bt>
+    %r2 = gdn.matmul %wa, %rbt transpose_a mask none
+        : tensor<64x64xf32, #at>, tensor<64x128xf32, #bt> -> tensor<64x128xf32, #mma>
+    %s1 = gdn_gpu.convert_layout %r1 : tensor<64x128xf32, #mma> -> tensor<64x128xf32, #blocked>
+    gdn.tile_store %s1, %o1[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
+    %s2 = gdn_gpu.convert_layout %r2 : tensor<64x128xf32, #mma> -> tensor<64x128xf32, #blocked>
+    gdn.tile_store %s2, %o2[%c0, %c0] dims [0, 1] : tensor<64x128xf32, #blocked>, memref<64x128xf32>
     gpu.return
   }
 }

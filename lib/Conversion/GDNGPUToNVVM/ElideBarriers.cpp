@@ -68,10 +68,16 @@ SharedAccess classify(Operation *op) {
   // counts as a write, so it never makes a run look empty.
   if (isa<NVVM::FenceProxyOp>(op))
     return SharedAccess::Write;
-  // The lowering's thread-id and opaque-address moves (TileLowering.cpp).
+  // An accumulator staged by stmatrix (ConvertLayoutOpToNVVM.cpp).
+  if (isa<NVVM::StMatrixOp>(op))
+    return SharedAccess::Write;
+  // The lowering's thread-id and opaque-address moves (TileLowering.cpp)
+  // and the empty register fences around wgmma (MatmulOpToWGMMA.cpp).
   if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op))
-    return asmOp.getAsmString().starts_with("mov.") ? SharedAccess::None
-                                                    : SharedAccess::Other;
+    return asmOp.getAsmString().empty() ||
+                   asmOp.getAsmString().starts_with("mov.")
+               ? SharedAccess::None
+               : SharedAccess::Other;
   if (isa<memref::StoreOp, vector::StoreOp>(op)) {
     Type memref = op->getOperand(1).getType();
     if (isWorkgroup(memref))

@@ -20,6 +20,14 @@
 //
 // With an acc operand the accumulator starts from its registers.
 //
+// The accumulator's registers pass through an empty side-effecting asm
+// before wgmma.fence and after wgmma.wait_group, as CUTLASS's
+// warpgroup_fence_operand does: wgmma's results are plain SSA values to
+// LLVM, which would otherwise move their first uses (a negation, say)
+// above the wait, or the code making the starting values below the fence.
+// ptxas then serialises every wgmma of the kernel (C7514) or adds arrives
+// (C7519).
+//
 // The mask and the exp(gamma_i - gamma_j) decay are applied to the
 // accumulator registers: a thread holds gamma of its rows (the row slice),
 // and reads gamma of its columns from the scratch area.
@@ -76,6 +84,29 @@ Value i64Const(OpBuilder &b, Location loc, int64_t v) {
 Value sharedAddress(OpBuilder &b, Location loc, Value buffer) {
   Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
   return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), idx);
+}
+
+/// `acc` (a struct of f32 registers) through an empty asm with side effects
+/// that reads and rewrites each register in place: uses of the result stay
+/// below it, definitions of `acc` above it (the wgmma fence and wait are
+/// side effects too, so it keeps its place beside them).
+Value fenceRegisters(OpBuilder &b, Location loc, Value acc) {
+  auto type = cast<LLVM::LLVMStructType>(acc.getType());
+  int64_t n = type.getBody().size();
+  SmallVector<Value> regs;
+  std::string constraints;
+  for (int64_t i = 0; i < n; ++i) {
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+    constraints += "=f,";
+  }
+  for (int64_t i = 0; i < n; ++i)
+    constraints += std::to_string(i) + (i + 1 < n ? "," : "");
+  return LLVM::InlineAsmOp::create(
+             b, loc, type, regs, /*asm_string=*/"", constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+             /*operand_attrs=*/nullptr)
+      .getRes();
 }
 
 Value descriptor(OpBuilder &b, Location loc, Value base, int64_t byteOffset,
@@ -146,17 +177,21 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
     auto wgmmaType = NVVM::WGMMATypesAttr::get(
         ctx, bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::tf32);
 
-    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    // Each chain starts from zero, or from the acc operand's registers of
+    // its slab (the same wgmma layout as the result), made before the fence.
     SmallVector<Value> accs;
     for (int64_t rm = 0; rm < m / kRowsPerInstruction; ++rm) {
-      // The chain starts from zero, or from the acc operand's registers of
-      // this slab (the same wgmma layout as the result).
       Value acc = LLVM::ZeroOp::create(rewriter, loc, accType);
       if (Value init = adaptor.getAcc())
         for (int64_t i = 0; i < instrN / 2; ++i)
           acc = LLVM::InsertValueOp::create(
               rewriter, loc, acc,
               vector::ExtractOp::create(rewriter, loc, init, rm * instrN / 2 + i), i);
+      accs.push_back(fenceRegisters(rewriter, loc, acc));
+    }
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    for (int64_t rm = 0; rm < m / kRowsPerInstruction; ++rm) {
+      Value &acc = accs[rm];
       for (int64_t k0 = 0; k0 < k; k0 += kStep) {
         Value descA = descriptor(rewriter, loc, aBase,
                                  operandOffset(aMN, rm * kRowsPerInstruction,
@@ -181,7 +216,6 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
                                               : NVVM::MMALayout::col),
             /*satfinite=*/nullptr);
       }
-      accs.push_back(acc);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
     // Wait for all groups before reading the accumulator (a later wait makes
@@ -189,6 +223,8 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
     NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
 
     SmallVector<Value> regs;
+    for (Value &acc : accs)
+      acc = fenceRegisters(rewriter, loc, acc);
     for (Value acc : accs)
       for (int64_t i = 0; i < instrN / 2; ++i)
         regs.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, i));
