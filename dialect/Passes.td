@@ -345,6 +345,12 @@ def GDNGPUElideBarriers : Pass<"gdn-gpu-elide-barriers", "::mlir::ModuleOp"> {
     `wgmma`). The first barrier of a block is always kept, and so is the
     last unless it directly follows another one.
 
+    Then a proxy fence is removed when another one follows it with only
+    shared-memory writes (or ops touching no shared memory) between them:
+    the later fence publishes every earlier write of its thread to the
+    async proxy. Each fence is a `MEMBAR` in SASS, which waits for the
+    thread's outstanding global loads.
+
     Precondition (true of the tile back end's kernels): threads of a block
     never pass data to each other through global memory.
   }];

@@ -7,10 +7,11 @@
 // and the last barrier of a block (what lies beyond them is not known here).
 module attributes {gpu.container_module} {
 gpu.module @k {
+  // The first staging's proxy fence goes too: the second one, with only
+  // writes between, publishes both stagings' writes.
   // CHECK-LABEL: gpu.func @stagings
   // CHECK:      nvvm.barrier0
   // CHECK-NEXT: vector.store %{{.*}}, %[[A:.*]][%c0]
-  // CHECK-NEXT: nvvm.fence.proxy
   // CHECK-NEXT: llvm.inline_asm has_side_effects "mov.u32 $0, %tid.x;"
   // CHECK-NEXT: vector.store %{{.*}}, %[[B:.*]][%c0]
   // CHECK-NEXT: nvvm.fence.proxy
@@ -176,6 +177,37 @@ gpu.module @k {
       nvvm.barrier0
       %r = vector.load %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
     }
+    gpu.return
+  }
+  // A fence stays when a shared read or a barrier comes before the next one:
+  // what it publishes may be read through the async proxy in between.
+  // CHECK-LABEL: gpu.func @fences_kept
+  // CHECK:      vector.store
+  // CHECK-NEXT: nvvm.fence.proxy
+  // CHECK-NEXT: vector.load
+  // CHECK-NEXT: vector.store
+  // CHECK-NEXT: nvvm.fence.proxy
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NEXT: vector.store
+  // CHECK-NEXT: nvvm.fence.proxy
+  // CHECK-NEXT: nvvm.barrier0
+  gpu.func @fences_kept(%flag: i1) kernel {
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %x = arith.constant dense<1.0> : vector<4xf32>
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %a = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    %b = memref.view %smem[%c1024][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    nvvm.barrier0
+    vector.store %x, %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    %r = vector.load %b[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    vector.store %r, %a[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    nvvm.barrier0
+    vector.store %x, %b[%c0] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    nvvm.barrier0
     gpu.return
   }
 }

@@ -145,11 +145,41 @@ unsigned elideInBlock(Block &block) {
   return removed;
 }
 
+/// Removes each proxy fence of `block` that another one follows with only
+/// shared-memory writes (and ops touching no shared memory) between them:
+/// a `fence.proxy.async` covers every earlier write of its thread, and
+/// nothing reads through the async proxy before the later fence. Each fence
+/// is a `MEMBAR` in SASS, which waits for the thread's outstanding global
+/// loads. Returns how many.
+unsigned mergeFencesInBlock(Block &block) {
+  NVVM::FenceProxyOp pending;
+  SmallVector<NVVM::FenceProxyOp> redundant;
+  for (Operation &op : block) {
+    auto fence = dyn_cast<NVVM::FenceProxyOp>(op);
+    if (fence && fence.getKind() != NVVM::ProxyKind::async_shared)
+      fence = nullptr; // another proxy: not one of the stagings' fences
+    if (fence) {
+      if (pending)
+        redundant.push_back(pending);
+      pending = fence;
+      continue;
+    }
+    if (isa<NVVM::Barrier0Op>(op) || classify(&op) == SharedAccess::Other)
+      pending = nullptr;
+  }
+  for (NVVM::FenceProxyOp fence : redundant)
+    fence.erase();
+  return redundant.size();
+}
+
 struct ElideBarriersPass
     : public gdn::impl::GDNGPUElideBarriersBase<ElideBarriersPass> {
   void runOnOperation() override {
     getOperation().walk([](gpu::GPUFuncOp kernel) {
-      kernel.walk([](Block *block) { elideInBlock(*block); });
+      kernel.walk([](Block *block) {
+        elideInBlock(*block);
+        mergeFencesInBlock(*block);
+      });
     });
   }
 };

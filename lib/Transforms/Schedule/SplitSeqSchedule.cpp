@@ -141,14 +141,22 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
                                                  k.index(segment - 1));
             Value segments =
                 arith::DivUIOp::create(b, loc, padded, k.index(segment));
+            // Segment s + 1's B is loaded during step s and carried: the
+            // product m B waits for its B, while R is needed only after the
+            // product and a is a scalar. The last step loads its own B
+            // again rather than one past the program's last segment.
+            Value last = arith::SubIOp::create(b, loc, segments, k.index(1));
+            SmallVector<Value> init{k.init(), k.load(bWs, k.index(0))};
             SmallVector<Value> final = k.forLoop(
-                k.index(0), segments, k.init(), [&](Value s, ValueRange iters) {
-                  Value m = iters[0];
+                k.index(0), segments, init, [&](Value s, ValueRange iters) {
+                  Value m = iters[0], bMat = iters[1];
+                  Value after = arith::AddIOp::create(b, loc, s, k.index(1));
+                  Value bNext =
+                      k.load(bWs, arith::MinUIOp::create(b, loc, after, last));
                   k.store(startWs, s, m);
-                  Value a = k.load(aWs, s), bMat = k.load(bWs, s),
-                        r = k.load(rWs, s);
+                  Value a = k.load(aWs, s), r = k.load(rWs, s);
                   Value next = k.add(k.add(k.scale(m, a), k.matmul(m, bMat)), r);
-                  return SmallVector<Value>{next};
+                  return SmallVector<Value>{next, bNext};
                 });
             return final[0];
           })))
