@@ -3,6 +3,7 @@
 #ifndef GDN_FUZZ_FUZZCONTEXT_H
 #define GDN_FUZZ_FUZZCONTEXT_H
 
+#include "gdn/Compiler/SourceNesting.h"
 #include "gdn/Dialect/GDNDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -45,6 +46,10 @@ inline mlir::OwningOpRef<mlir::ModuleOp> parse(const uint8_t *data,
   // file read through llvm::MemoryBuffer has; libFuzzer's bytes have none,
   // so the copy supplies it (std::string keeps one after its last byte).
   std::string text(reinterpret_cast<const char *>(data), size);
+  // Refused before parsing, as gdn-run refuses such kernel files: MLIR's
+  // parser recurses once per bracket level without a limit.
+  if (gdn::firstTooDeepBracket(text, gdn::kMaxSourceNesting))
+    return nullptr;
   return mlir::parseSourceString<mlir::ModuleOp>(
       text, mlir::ParserConfig(&context()));
 }

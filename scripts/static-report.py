@@ -13,7 +13,8 @@ kernel it records:
     (dynamic, from the artifact manifest) -- from ptxas -v and the manifest;
   ptxas's wgmma notes: C7514 (every wgmma serialised) and C7519 (warpgroup
     arrives injected), counted per kernel;
-  SASS instruction counts: HGMMA, HMMA, BAR, LDG, STG, LDS, STS, LDL, STL.
+  SASS instruction counts: HGMMA, HMMA, BAR, LDG, STG, LDS, STS, STSM, LDL,
+    STL.
 
 Each row is compared with BOUNDS (JSON, committed): `max` bounds fail when
 exceeded, `min` bounds when undershot, so a regression of the lowering (more
@@ -43,7 +44,7 @@ SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq", "fused v-block=64",
 # benchmarks run), and tiles with tf32 operands.
 BACKENDS = ["simt", "tiles", "tiles-tf32"]
 SHAPE = {"K": 128, "V": 128, "dtype": "bf16"}
-OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL"]
+OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "STSM", "LDL", "STL"]
 # Bounds written by --update: counts that must not grow, counts that must
 # not shrink (tensor-core instructions).
 # ptxas's notes per function: wgmma serialised (C7514: a non-wgmma
@@ -51,7 +52,7 @@ OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL"]
 # had to add (C7519: an accumulator written after the wgmma fence).
 PTXAS_NOTES = {"C7514": "wgmma_serialized", "C7519": "arrives_injected"}
 GROW_BOUNDED = ["registers", "spill_bytes", "stack_bytes", "shared_bytes",
-                "wgmma_serialized", "arrives_injected", "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL", "HMMA"]
+                "wgmma_serialized", "arrives_injected", "BAR", "LDG", "STG", "LDS", "STS", "STSM", "LDL", "STL", "HMMA"]
 SHRINK_BOUNDED = ["HGMMA"]
 COLUMNS = (["registers", "spill_bytes", "stack_bytes", "shared_bytes"]
            + list(PTXAS_NOTES.values()) + OPCODES)

@@ -2,6 +2,8 @@
 
 #include "KernelSource.h"
 
+#include "gdn/Compiler/SourceNesting.h"
+
 #include "gdn/InitAll/InitAll.h"
 #include "gdn/Transforms/Passes.h"
 #include "gdn/Transforms/Schedule.h"
@@ -48,6 +50,17 @@ Status gdn::parseKernel(const CompileOptions &options, const KernelShape &shape,
   if (!file)
     return Status::error("cannot read kernel file '" + options.kernelPath +
                          "': " + error);
+  if (std::optional<size_t> at =
+          firstTooDeepBracket(file->getBuffer().str(), kMaxSourceNesting)) {
+    llvm::StringRef before = file->getBuffer().take_front(*at);
+    size_t line = before.count('\n') + 1;
+    size_t column = *at - (before.rfind('\n') + 1) + 1;
+    return Status::error("kernel '" + options.kernelPath + "':" +
+                         std::to_string(line) + ":" + std::to_string(column) +
+                         ": brackets nest deeper than " +
+                         std::to_string(kMaxSourceNesting) +
+                         " levels (MLIR's parser recurses once per level)");
+  }
   specialised = specializeKernelSource(file->getBuffer().str(), shape);
   diags.sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(specialised, options.kernelPath),

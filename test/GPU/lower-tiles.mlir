@@ -436,6 +436,7 @@ gpu.module @k {
   // thread: four stores a staging, no 4-byte stores. tf32 keeps plain
   // stores (stmatrix moves 16-bit elements only).
   // CHECK-LABEL: gpu.func @accumulator_operands
+  // CHECK-NOT: vector.store {{.*}}, vector<2xbf16>
   // CHECK-COUNT-4: nvvm.stmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
   // CHECK-NOT: nvvm.stmatrix
   // CHECK: nvvm.fence.proxy
@@ -444,6 +445,8 @@ gpu.module @k {
   // CHECK-NOT: nvvm.stmatrix
   // CHECK: nvvm.fence.proxy
   // CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+  // CHECK-NOT: vector.store {{.*}}, vector<2xbf16>
+  // CHECK: gpu.return
   // TF32-LABEL: gpu.func @accumulator_operands
   // TF32-NOT: nvvm.stmatrix
   // TF32: gpu.return

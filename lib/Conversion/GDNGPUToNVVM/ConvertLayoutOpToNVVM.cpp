@@ -41,13 +41,14 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   return arith::ExtFOp::create(b, loc, type, v);
 }
 
-/// stmatrix.x4 (m8n8, b16) stores four 8 x 8 matrices for a warp: lane l
-/// holds in source register i the pair (row l / 4, columns 2 (l % 4) and
-/// + 1) of matrix i, and lane 8 i + r gives the address of matrix i's row r
-/// (8 elements, 16 contiguous bytes). Within a 16 x 16 block, matrix i has
-/// its corner at (8 (i % 2), 8 (i / 2)): the wgmma accumulator's order of
-/// registers.
-/// Where lane l's pair of matrix i sits in the block.
+// stmatrix.x4 (m8n8, b16) stores four 8 x 8 matrices for a warp: lane l
+// holds in source register i the pair (row l / 4, columns 2 (l % 4) and
+// + 1) of matrix i, and lane 8 i + r gives the address of matrix i's row r
+// (8 elements, 16 contiguous bytes). Within a 16 x 16 block, matrix i has
+// its corner at (8 (i % 2), 8 (i / 2)): the wgmma accumulator's order of
+// registers.
+
+/// Where lane l's pair of matrix i sits in its 16 x 16 block.
 std::array<int64_t, 2> stMatrixPairOf(int64_t lane, int64_t matrix) {
   return {lane / 4 + 8 * (matrix % 2), 2 * (lane % 4) + 8 * (matrix / 2)};
 }

@@ -159,7 +159,8 @@ unsigned mergeFencesInBlock(Block &block) {
     if (fence && fence.getKind() != NVVM::ProxyKind::async_shared)
       fence = nullptr; // another proxy: not one of the stagings' fences
     if (fence) {
-      if (pending)
+      // Only a fence of the same scope covers the earlier one.
+      if (pending && pending.getSpace() == fence.getSpace())
         redundant.push_back(pending);
       pending = fence;
       continue;

@@ -144,7 +144,9 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
             // Segment s + 1's B is loaded during step s and carried: the
             // product m B waits for its B, while R is needed only after the
             // product and a is a scalar. The last step loads its own B
-            // again rather than one past the program's last segment.
+            // again rather than one past the program's last segment. A
+            // program without chunks loads slot 0 and never uses it: every
+            // call has at least one segment slot (planCall).
             Value last = arith::SubIOp::create(b, loc, segments, k.index(1));
             SmallVector<Value> init{k.init(), k.load(bWs, k.index(0))};
             SmallVector<Value> final = k.forLoop(
