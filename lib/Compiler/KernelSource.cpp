@@ -51,7 +51,7 @@ Status gdn::parseKernel(const CompileOptions &options, const KernelShape &shape,
     return Status::error("cannot read kernel file '" + options.kernelPath +
                          "': " + error);
   if (std::optional<size_t> at =
-          firstTooDeepBracket(file->getBuffer().str(), kMaxSourceNesting)) {
+          firstTooDeepBracket(file->getBuffer(), kMaxSourceNesting)) {
     llvm::StringRef before = file->getBuffer().take_front(*at);
     size_t line = before.count('\n') + 1;
     size_t column = *at - (before.rfind('\n') + 1) + 1;

@@ -231,8 +231,7 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
         arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, lane, c(16)), c(8));
     Value pairRow = arith::DivUIOp::create(b, loc, lane, c(4));
     Value pairCol = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, lane, c(4)), c(2));
-    Value base = arith::IndexCastUIOp::create(
-        b, loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
+    Value base = sharedAddress(b, loc, buffer);
     auto ptrType = LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/3);
     auto pairType = VectorType::get({2}, staged);
     auto wordType = VectorType::get({1}, b.getI32Type());

@@ -80,12 +80,6 @@ Value i64Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 64);
 }
 
-/// The shared-window address of a staged buffer, as i64.
-Value sharedAddress(OpBuilder &b, Location loc, Value buffer) {
-  Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), idx);
-}
-
 /// `acc` (a struct of f32 registers) through an empty asm with side effects
 /// that reads and rewrites each register in place: uses of the result stay
 /// below it, definitions of `acc` above it (the wgmma fence and wait are

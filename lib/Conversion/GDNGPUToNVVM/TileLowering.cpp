@@ -144,6 +144,11 @@ Value gdn_gpu::sharedView(OpBuilder &b, Location loc, int64_t offset,
                                 ValueRange{});
 }
 
+Value gdn_gpu::sharedAddress(OpBuilder &b, Location loc, Value buffer) {
+  Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), idx);
+}
+
 bool gdn_gpu::isStagedMNMajor(RankedTensorType type, DotOperandAttr operand,
                               int64_t elementBytes) {
   return operand.getShared().getTransposed() && elementBytes == 2 &&

@@ -107,6 +107,10 @@ SmallVector<int64_t> sliceRegisterOf(RankedTensorType parent, unsigned dim);
 Value sharedView(OpBuilder &b, Location loc, int64_t offset, int64_t elements,
                  Type elementType);
 
+/// The shared-window address of a shared-memory buffer, as i64 (for wgmma
+/// descriptors and stmatrix pointers).
+Value sharedAddress(OpBuilder &b, Location loc, Value buffer);
+
 /// Whether a tile of `type` staged as `operand` with `elementBytes`-byte
 /// elements is laid out MN-major: a transposed operand (its rows run along
 /// K) of 16-bit elements whose other dimension fills whole 128-byte rows.
