@@ -1,8 +1,8 @@
 // The project's kernel through gdn-gpu-layout-pipeline: where its tiles
 // live once layouts are assigned and needless conversions removed.
 
-// Fused: the state is converted into the accumulator layout once before the
-// chunk loop, carried there, read by the tensor cores from there, and
+// Fused: the state is loaded in the accumulator layout (each thread loads
+// its own registers) before the chunk loop, carried there, read by the tensor cores from there, and
 // stored from there: no conversion of the state to a blocked layout at all
 // after the load. The output is computed on accumulator fragments and
 // stored from them (each thread writes its own registers). The state
@@ -12,8 +12,7 @@
 // FUSED-DAG: #[[B2:.*]] = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 // FUSED-DAG: #[[MMA:.*]] = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 128>
 // FUSED-LABEL: func.func @gdn_pool(
-// FUSED:     %[[S:.*]] = gdn.state_load {{.*}} -> tensor<128x128xf32, #[[B2]]>
-// FUSED:     %[[INIT:.*]] = gdn_gpu.convert_layout %[[S]] : tensor<128x128xf32, #[[B2]]> -> tensor<128x128xf32, #[[MMA]]>
+// FUSED:     %[[INIT:.*]] = gdn.state_load {{.*}} -> tensor<128x128xf32, #[[MMA]]>
 // FUSED:     scf.for {{.*}} iter_args(%[[M:.*]] = %[[INIT]]) -> (tensor<128x128xf32, #[[MMA]]>)
 // FUSED-NOT: gdn_gpu.convert_layout %[[M]] : tensor<128x128xf32, #[[MMA]]> -> tensor<128x128xf32, #[[B2]]>
 // FUSED:     %[[M1:.*]] = gdn.matmul {{.*}} transpose_a mask none acc(%{{.*}} : tensor<128x128xf32, #[[MMA]]>) : {{.*}} -> tensor<128x128xf32, #[[MMA]]>

@@ -182,23 +182,33 @@ gpu.module @k {
 #mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 2], instrN = 64>
 module attributes {gpu.container_module} {
 gpu.module @k {
-  // Stores straight from the accumulator layout (two warpgroups), with no
-  // trip through shared memory. bf16: the four lanes of a quad transpose
+  // Loads into and stores straight from the accumulator layout (two
+  // warpgroups), with no trip through shared memory. bf16: the four lanes of a quad transpose
   // their column pairs of four 8-column blocks through shuffles (two xor
   // steps, two shuffles each), then each lane stores one block's 8 columns
   // of a row, 16 bytes, guarded by the row count (64 x 128 over 256
   // threads: 4 stores instead of 16 pairs). fp32: 8-byte runs of a
   // 128 x 128 state (32 runs).
+  // The bf16 load the other way round: each lane loads one block's 8
+  // columns of its row (16 bytes; row 0 past the row count, then zeros),
+  // and the quad transposes them into its pairs: 4 loads, not 16.
   // CHECK-LABEL: gpu.func @accumulator_stores
   // CHECK-NOT: nvvm.barrier0
+  // CHECK: arith.index_cast %{{.*}} : index to i32
+  // CHECK: %[[LD:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?x128xbf16>, vector<8xbf16>
+  // CHECK: arith.select %{{.*}}, %[[LD]], %{{.*}} : vector<8xbf16>
+  // CHECK-COUNT-2: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : i32
+  // CHECK-COUNT-2: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : i32
+  // CHECK-COUNT-3: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?x128xbf16>, vector<8xbf16>
+  // CHECK-NOT: memref.load
   // CHECK: arith.index_cast %[[QUAD:.*]] : index to i32
-  // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32 : i32
-  // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32 : i32
-  // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32 : i32
-  // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32 : i32
+  // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : i32
+  // CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : i32
+  // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : i32
+  // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : i32
   // CHECK: vector.bitcast %{{.*}} : vector<4xi32> to vector<8xbf16>
   // Lane t's 8 columns start 6t right of its first pair (2t): at 8t.
-  // CHECK: %[[SIX:.*]] = arith.muli %[[QUAD]], %c6 : index
+  // CHECK: %[[SIX:.*]] = arith.muli %[[QUAD]], %c6{{.*}} : index
   // CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[SIX]] : index
   // CHECK: %[[IDX:.*]] = arith.addi %c0, %[[COL]] : index
   // CHECK: scf.if

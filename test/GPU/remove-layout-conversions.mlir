@@ -121,3 +121,53 @@ func.func @stores(%m: tensor<128x128xf32, #mma>, %o: tensor<64x128xbf16, #mma>,
   gdn.tile_store %xo, %om[%i, %i, %i] dims [0, 2] rows %i : tensor<64x128xbf16, #other>, memref<?x?x128xbf16>
   return
 }
+
+// -----
+
+// A tile loaded only to be converted into an accumulator is loaded in the
+// accumulator layout: directly (R), and through a widening cast and a
+// loop-carried prefetch (U, as split-seq's replay carries it), where the
+// load before the loop and the one for the next iteration both change. A
+// load with another use, and a carried tile whose next value is not a load,
+// keep their conversions.
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 128>
+// CHECK-DAG: #[[B2:.*]] = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[MMA:.*]] = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 128>
+// CHECK-LABEL: func.func @loads
+// CHECK: %[[U0:.*]] = gdn.tile_load %arg0[%{{.*}}] dims [1, 2] : memref<?x64x128xbf16> -> tensor<64x128xbf16, #[[MMA]]>
+// CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %arg2, %[[U:.*]] = %[[U0]], %[[X:.*]] = %{{.*}}) -> (tensor<64x128xf32, #[[MMA]]>, tensor<64x128xbf16, #[[MMA]]>, tensor<64x128xf32, #[[B2]]>)
+// CHECK: %[[NEXT:.*]] = gdn.tile_load %arg0[%{{.*}}] dims [1, 2] : memref<?x64x128xbf16> -> tensor<64x128xbf16, #[[MMA]]>
+// CHECK: %[[R:.*]] = gdn.tile_load %arg1[%{{.*}}] dims [1, 2] : memref<?x64x128xf32> -> tensor<64x128xf32, #[[MMA]]>
+// CHECK: %[[UF:.*]] = arith.extf %[[U]] : tensor<64x128xbf16, #[[MMA]]> to tensor<64x128xf32, #[[MMA]]>
+// CHECK: arith.subf %[[UF]], %[[A]]
+// CHECK: arith.addf %{{.*}}, %[[R]]
+// CHECK: %[[SHARED:.*]] = gdn.tile_load %arg1[%{{.*}}] dims [1, 2] : memref<?x64x128xf32> -> tensor<64x128xf32, #[[B2]]>
+// CHECK: gdn_gpu.convert_layout %[[SHARED]] : tensor<64x128xf32, #[[B2]]> -> tensor<64x128xf32, #[[MMA]]>
+// CHECK: gdn_gpu.convert_layout %[[X]] : tensor<64x128xf32, #[[B2]]> -> tensor<64x128xf32, #[[MMA]]>
+// CHECK: scf.yield %{{.*}}, %[[NEXT]], %{{.*}} : tensor<64x128xf32, #[[MMA]]>, tensor<64x128xbf16, #[[MMA]]>, tensor<64x128xf32, #[[B2]]>
+func.func @loads(%ws: memref<?x64x128xbf16>, %rws: memref<?x64x128xf32>,
+                 %acc: tensor<64x128xf32, #mma>, %x0: tensor<64x128xf32, #blocked>,
+                 %n: index) -> (tensor<64x128xf32, #mma>, tensor<64x128xf32, #blocked>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %u0 = gdn.tile_load %ws[%c0, %c0, %c0] dims [1, 2] : memref<?x64x128xbf16> -> tensor<64x128xbf16, #blocked>
+  %res:3 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %acc, %u = %u0, %x = %x0)
+      -> (tensor<64x128xf32, #mma>, tensor<64x128xbf16, #blocked>, tensor<64x128xf32, #blocked>) {
+    %next = gdn.tile_load %ws[%i, %c0, %c0] dims [1, 2] : memref<?x64x128xbf16> -> tensor<64x128xbf16, #blocked>
+    %r = gdn.tile_load %rws[%i, %c0, %c0] dims [1, 2] : memref<?x64x128xf32> -> tensor<64x128xf32, #blocked>
+    %uf = arith.extf %u : tensor<64x128xbf16, #blocked> to tensor<64x128xf32, #blocked>
+    %um = gdn_gpu.convert_layout %uf : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #mma>
+    %d = arith.subf %um, %a : tensor<64x128xf32, #mma>
+    %rm = gdn_gpu.convert_layout %r : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #mma>
+    %e = arith.addf %d, %rm : tensor<64x128xf32, #mma>
+    %shared = gdn.tile_load %rws[%c0, %c0, %c0] dims [1, 2] : memref<?x64x128xf32> -> tensor<64x128xf32, #blocked>
+    %sm = gdn_gpu.convert_layout %shared : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #mma>
+    %f = arith.addf %e, %sm : tensor<64x128xf32, #mma>
+    %xm = gdn_gpu.convert_layout %x : tensor<64x128xf32, #blocked> -> tensor<64x128xf32, #mma>
+    %g = arith.addf %f, %xm : tensor<64x128xf32, #mma>
+    %x1 = arith.mulf %shared, %shared : tensor<64x128xf32, #blocked>
+    scf.yield %g, %next, %x1 : tensor<64x128xf32, #mma>, tensor<64x128xbf16, #blocked>, tensor<64x128xf32, #blocked>
+  }
+  return %res#0, %res#2 : tensor<64x128xf32, #mma>, tensor<64x128xf32, #blocked>
+}

@@ -5,7 +5,8 @@
 // tile's columns are the memref's contiguous dimension, a thread's runs of
 // consecutive columns (four in the blocked layout, two in the accumulator)
 // move as one vector access of up to 16 bytes instead of one access per
-// element. Rows past a ragged tail's count read as zero and are not
+// element; 16-bit accumulator tiles move 16 bytes a lane through a transpose
+// within each quad of lanes. Rows past a ragged tail's count read as zero and are not
 // written: a load reads row 0 instead (a chunk has at least one row) and
 // selects zero, a store is guarded.
 //
@@ -76,11 +77,19 @@ int64_t globalRunLength(RankedTensorType type, MemRefType memref,
   return run;
 }
 
+Value loadByQuadTranspose(OpBuilder &b, Location loc,
+                          const TypeConverter &converter, RankedTensorType type,
+                          Value source, ValueRange corner,
+                          ArrayRef<int64_t> dims, Value rows);
+
 /// The registers of a tile of `type` read from `source` at `corner` along
 /// `dims`; rows at or past `rows` (when given) are zero.
 Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
                     RankedTensorType type, Value source, ValueRange corner,
                     ArrayRef<int64_t> dims, Value rows) {
+  if (Value quad = loadByQuadTranspose(b, loc, converter, type, source, corner,
+                                       dims, rows))
+    return quad;
   Type element = type.getElementType();
   int64_t run = globalRunLength(type, cast<MemRefType>(source.getType()),
                                 corner, dims);
@@ -148,46 +157,95 @@ SmallVector<std::array<int64_t, 4>> quadBlocks(RankedTensorType type) {
   return out;
 }
 
-/// A 16-bit accumulator tile stored 16 bytes a thread. The wgmma layout
-/// gives a thread two consecutive columns of each 8-column block, so a
-/// direct store is one 4-byte access per pair, and ptxas recomputes the
-/// address of each (the H200 profile of the fused kernel had `o`'s sixteen
-/// stores a thread and their address arithmetic at 7% of a chunk). Here the
-/// four lanes of a quad transpose their 4 x 4 words through shuffles (two
-/// xor steps) so that lane t holds the 8 columns of block t, and store one
-/// vector each. Returns false (and emits nothing) where the tile does not
-/// have that shape.
-bool storeByQuadTranspose(OpBuilder &b, Location loc, RankedTensorType type,
-                          Value regs, Value dest, ValueRange corner,
-                          ArrayRef<int64_t> dims, Value rows) {
-  auto memref = cast<MemRefType>(dest.getType());
+/// The quad blocks (quadBlocks) of a 16-bit accumulator tile that moves 16
+/// bytes a thread between registers and `memref` at `corner`; empty where the
+/// tile does not have that shape. The wgmma layout gives a thread two
+/// consecutive columns of each 8-column block, so a direct access is one
+/// 4-byte access per pair, and ptxas recomputes the address of each (the
+/// H200 profile of the fused kernel had `o`'s sixteen stores a thread and
+/// their address arithmetic at 7% of a chunk). Instead the four lanes of a
+/// quad transpose their 4 x 4 words through shuffles (transposeQuad), so
+/// that lane t holds the 8 columns of block t, one vector access each.
+SmallVector<std::array<int64_t, 4>>
+quadTransposeBlocks(RankedTensorType type, MemRefType memref, ValueRange corner,
+                    ArrayRef<int64_t> dims) {
   if (!isa<WarpgroupMmaAttr>(type.getEncoding()) || type.getRank() != 2 ||
       dims.size() != 2 || dims[1] != memref.getRank() - 1 ||
       !memref.getLayout().isIdentity() || type.getElementTypeBitWidth() != 16)
-    return false;
+    return {};
   int64_t rowLength = memref.getShape().back();
   if (ShapedType::isDynamic(rowLength) || rowLength % 8 != 0 ||
       !isMultipleOf(corner[dims[1]], 8))
-    return false;
+    return {};
   // Thread 0's coordinates speak for every thread only when no warpgroup's
   // columns wrap around the tile (then lane t's pairs sit at + 2t, and its
   // block at + 8t, inside the tile).
   auto mma = cast<WarpgroupMmaAttr>(type.getEncoding());
   int64_t passColumns = mma.getInstrN() * mma.getWarpsPerCTA()[1];
   if (type.getDimSize(1) % passColumns != 0)
-    return false;
-  SmallVector<std::array<int64_t, 4>> blocks = quadBlocks(type);
+    return {};
+  return quadBlocks(type);
+}
+
+/// The lane's place in its quad (lane % 4), as an index and as an i32.
+std::pair<Value, Value> quadLane(OpBuilder &b, Location loc) {
+  Value lane = arith::RemUIOp::create(b, loc, threadIdHere(b, loc),
+                                      arith::ConstantIndexOp::create(b, loc, 4));
+  return {lane, arith::IndexCastOp::create(b, loc, b.getI32Type(), lane)};
+}
+
+/// Transposes the 4 x 4 words of a quad: on entry x[s] is this lane's word
+/// of slot s, on return x[u] is lane u's word of slot t (t this lane). Step
+/// m swaps the off-diagonal halves along bit m: the slot whose bit m
+/// differs from the lane's goes to the partner. The transpose is its own
+/// inverse, so loads and stores use the same network; the shuffles run on
+/// every lane (control flow is converged here).
+void transposeQuad(OpBuilder &b, Location loc, Value laneI32,
+                   MutableArrayRef<Value> x) {
+  Value width = arith::ConstantIntOp::create(b, loc, kWarpSize, 32);
+  for (int32_t m : {2, 1}) {
+    Value bit = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, laneI32,
+                              arith::ConstantIntOp::create(b, loc, m, 32)),
+        arith::ConstantIntOp::create(b, loc, 0, 32));
+    Value offset = arith::ConstantIntOp::create(b, loc, m, 32);
+    for (int64_t s = 0; s < 4; ++s) {
+      if (s & m)
+        continue;
+      Value send = arith::SelectOp::create(b, loc, bit, x[s], x[s | m]);
+      Value got = gpu::ShuffleOp::create(b, loc, send, offset, width,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+      x[s] = arith::SelectOp::create(b, loc, bit, got, x[s]);
+      x[s | m] = arith::SelectOp::create(b, loc, bit, x[s | m], got);
+    }
+  }
+}
+
+/// The coordinates of the 8 columns a lane moves for `block`: lane t's
+/// block starts 6t columns right of its first pair (2t).
+SmallVector<Value> quadBlockCoord(OpBuilder &b, Location loc,
+                                  ArrayRef<Value> firstPair, Value lane) {
+  SmallVector<Value> coord(firstPair);
+  coord[1] = arith::AddIOp::create(
+      b, loc, coord[1],
+      arith::MulIOp::create(b, loc, lane, arith::ConstantIndexOp::create(b, loc, 6)));
+  return coord;
+}
+
+/// A 16-bit accumulator tile stored 16 bytes a thread (quadTransposeBlocks).
+/// Returns false (and emits nothing) where the tile does not have that
+/// shape.
+bool storeByQuadTranspose(OpBuilder &b, Location loc, RankedTensorType type,
+                          Value regs, Value dest, ValueRange corner,
+                          ArrayRef<int64_t> dims, Value rows) {
+  SmallVector<std::array<int64_t, 4>> blocks = quadTransposeBlocks(
+      type, cast<MemRefType>(dest.getType()), corner, dims);
   if (blocks.empty())
     return false;
-
   Type i32 = b.getI32Type();
-  Value tid = threadIdHere(b, loc);
-  // The lane's place in its quad; the shuffles run on every lane (control
-  // flow is converged here), only the stores are guarded.
-  Value quadLane = arith::RemUIOp::create(
-      b, loc, tid, arith::ConstantIndexOp::create(b, loc, 4));
-  Value laneI32 = arith::IndexCastOp::create(b, loc, i32, quadLane);
-  Value width = arith::ConstantIntOp::create(b, loc, kWarpSize, 32);
+  auto [lane, laneI32] = quadLane(b, loc);
   SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
   auto word = [&](int64_t reg) {
     Value pair = registerRun(b, loc, regs, reg, 2);
@@ -196,40 +254,15 @@ bool storeByQuadTranspose(OpBuilder &b, Location loc, RankedTensorType type,
     return vector::ExtractOp::create(b, loc, packed, 0).getResult();
   };
   for (const auto &block : blocks) {
-    // x[s]: this lane's columns of 8-column block s; wanted: y[u] = lane
-    // u's x[t], t this lane. Step m swaps the off-diagonal halves along bit
-    // m: the slot whose bit m differs from the lane's goes to the partner.
     SmallVector<Value> x;
     for (int64_t reg : block)
       x.push_back(word(reg));
-    for (int32_t m : {2, 1}) {
-      Value bit = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ne,
-          arith::AndIOp::create(b, loc, laneI32,
-                                arith::ConstantIntOp::create(b, loc, m, 32)),
-          arith::ConstantIntOp::create(b, loc, 0, 32));
-      Value offset = arith::ConstantIntOp::create(b, loc, m, 32);
-      for (int64_t s = 0; s < 4; ++s) {
-        if (s & m)
-          continue;
-        Value send = arith::SelectOp::create(b, loc, bit, x[s], x[s | m]);
-        Value got = gpu::ShuffleOp::create(b, loc, send, offset, width,
-                                           gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
-        x[s] = arith::SelectOp::create(b, loc, bit, got, x[s]);
-        x[s | m] = arith::SelectOp::create(b, loc, bit, x[s | m], got);
-      }
-    }
+    transposeQuad(b, loc, laneI32, x);
     Value words = vector::FromElementsOp::create(
         b, loc, VectorType::get({4}, i32), x);
     Value v = vector::BitCastOp::create(
         b, loc, VectorType::get({8}, type.getElementType()), words);
-    // Lane t's block starts 6t columns right of its first pair (2t).
-    SmallVector<Value> coord = coords[block[0]];
-    coord[1] = arith::AddIOp::create(
-        b, loc, coord[1],
-        arith::MulIOp::create(b, loc, quadLane,
-                              arith::ConstantIndexOp::create(b, loc, 6)));
+    SmallVector<Value> coord = quadBlockCoord(b, loc, coords[block[0]], lane);
     SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
     auto store = [&](OpBuilder &at) {
       vector::StoreOp::create(at, loc, v, dest, idx, /*nontemporal=*/false,
@@ -247,6 +280,56 @@ bool storeByQuadTranspose(OpBuilder &b, Location loc, RankedTensorType type,
     store(b);
   }
   return true;
+}
+
+/// A 16-bit accumulator tile loaded 16 bytes a thread (quadTransposeBlocks):
+/// each lane loads one block's 8 columns, and the quad transposes them into
+/// its pairs. split-seq's replay carries U so. Rows past `rows` read row 0
+/// and become zero (a quad shares its row). Null where the tile does not
+/// have that shape.
+Value loadByQuadTranspose(OpBuilder &b, Location loc,
+                          const TypeConverter &converter, RankedTensorType type,
+                          Value source, ValueRange corner,
+                          ArrayRef<int64_t> dims, Value rows) {
+  SmallVector<std::array<int64_t, 4>> blocks = quadTransposeBlocks(
+      type, cast<MemRefType>(source.getType()), corner, dims);
+  if (blocks.empty())
+    return Value();
+  Type i32 = b.getI32Type();
+  Type element = type.getElementType();
+  auto vecType = VectorType::get({8}, element);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  auto [lane, laneI32] = quadLane(b, loc);
+  SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
+  SmallVector<Value> out(coords.size());
+  for (const auto &block : blocks) {
+    SmallVector<Value> coord = quadBlockCoord(b, loc, coords[block[0]], lane);
+    Value keep;
+    if (rows) {
+      keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coord[0], rows);
+      coord[0] = arith::SelectOp::create(b, loc, keep, coord[0], c0);
+    }
+    SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
+    Value v = vector::LoadOp::create(b, loc, vecType, source, idx,
+                                     /*nontemporal=*/false, llvm::MaybeAlign(16));
+    if (keep)
+      v = arith::SelectOp::create(b, loc, keep, v, zero);
+    Value words = vector::BitCastOp::create(b, loc, VectorType::get({4}, i32), v);
+    SmallVector<Value> x;
+    for (int64_t s = 0; s < 4; ++s)
+      x.push_back(vector::ExtractOp::create(b, loc, words, s));
+    transposeQuad(b, loc, laneI32, x);
+    for (auto [s, reg] : llvm::enumerate(block)) {
+      Value word = vector::FromElementsOp::create(
+          b, loc, VectorType::get({1}, i32), x[s]);
+      Value pair = vector::BitCastOp::create(
+          b, loc, VectorType::get({2}, element), word);
+      out[reg] = vector::ExtractOp::create(b, loc, pair, 0);
+      out[reg + 1] = vector::ExtractOp::create(b, loc, pair, 1);
+    }
+  }
+  return vector::FromElementsOp::create(b, loc, converter.convertType(type), out);
 }
 
 /// The registers `regs` of a tile of `type` written to `dest`; rows at or

@@ -4,8 +4,11 @@
 // the matmuls anchor spread forward through elementwise work, row scalings
 // and loop-carried values, so a tile leaves the accumulator only where an
 // op needs another layout (a shared-memory operand, a row reduction);
-// global stores write the accumulator's registers directly. Layouts only
-// ever move towards accumulator layouts, which bounds the rewriting.
+// global stores write the accumulator's registers directly, and a tile
+// loaded from global memory only to be converted into an accumulator layout
+// is loaded in that layout (through a widening cast and a loop-carried
+// prefetch too). Layouts only ever move towards accumulator layouts, which
+// bounds the rewriting.
 //
 //===----------------------------------------------------------------------===//
 
@@ -213,6 +216,102 @@ struct StoreFromAccumulator : OpRewritePattern<StoreOp> {
   }
 };
 
+/// A global load whose only use is `v`'s conversion.
+Operation *loadUsedOnlyBy(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!isa_and_nonnull<gdn::TileLoadOp, gdn::StateLoadOp>(def) ||
+      !v.hasOneUse())
+    return nullptr;
+  return def;
+}
+
+/// The accumulator layout a conversion of a distributed tile goes into.
+WarpgroupMmaAttr intoAccumulator(ConvertLayoutOp cvt) {
+  return dyn_cast_or_null<WarpgroupMmaAttr>(layoutOf(cvt.getResult()));
+}
+
+/// convert(load) -> load in the accumulator layout: each thread loads its
+/// own registers (runs of two columns) instead of the tile going through
+/// shared memory and two barriers. The combine's R and the replay's U are
+/// loaded only to be added to an accumulator.
+struct LoadInAccumulator : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConvertLayoutOp cvt,
+                                PatternRewriter &rewriter) const override {
+    Operation *load = loadUsedOnlyBy(cvt.getSource());
+    if (!intoAccumulator(cvt) || !load)
+      return failure();
+    rewriter.setInsertionPoint(load);
+    Operation *moved = rewriter.clone(*load);
+    moved->getResult(0).setType(cvt.getType());
+    rewriter.replaceOp(cvt, moved->getResults());
+    rewriter.eraseOp(load);
+    return success();
+  }
+};
+
+/// convert(extf(x)) -> extf(convert(x)): the conversion moves the narrow
+/// tile, and reaches x's load or loop-carried value.
+struct ConvertBeforeWidening : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConvertLayoutOp cvt,
+                                PatternRewriter &rewriter) const override {
+    auto ext = cvt.getSource().getDefiningOp<arith::ExtFOp>();
+    WarpgroupMmaAttr acc = intoAccumulator(cvt);
+    if (!acc || !ext || !ext->hasOneUse())
+      return failure();
+    Value narrow = materializeIn(rewriter, cvt.getLoc(), ext.getIn(), acc);
+    rewriter.replaceOpWithNewOp<arith::ExtFOp>(cvt, cvt.getType(), narrow);
+    return success();
+  }
+};
+
+/// A loop-carried tile used only through a conversion into an accumulator
+/// layout, whose next value is a load made for it (a prefetch of the next
+/// iteration's tile), is carried in that layout: the load then loads it so
+/// (LoadInAccumulator), and so does the one before the loop.
+struct CarryLoadInAccumulator : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConvertLayoutOp cvt,
+                                PatternRewriter &rewriter) const override {
+    auto carried = dyn_cast<BlockArgument>(cvt.getSource());
+    WarpgroupMmaAttr acc = intoAccumulator(cvt);
+    auto loop = carried ? dyn_cast<scf::ForOp>(carried.getOwner()->getParentOp())
+                        : scf::ForOp();
+    if (!acc || !loop || !carried.hasOneUse() ||
+        carried.getOwner() != loop.getBody() || carried.getArgNumber() == 0)
+      return failure();
+    unsigned i = carried.getArgNumber() - 1;
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    if (!loadUsedOnlyBy(yield.getOperand(i)))
+      return failure();
+    Type oldType = carried.getType();
+    Type accType = cvt.getType();
+    Location loc = loop.getLoc();
+
+    rewriter.setInsertionPoint(loop);
+    Value init = materializeIn(rewriter, loc, loop.getInitArgs()[i], acc);
+    rewriter.setInsertionPoint(yield);
+    Value next = materializeIn(rewriter, loc, yield.getOperand(i), acc);
+    rewriter.modifyOpInPlace(loop, [&] {
+      loop.getInitArgsMutable()[i].assign(init);
+      carried.setType(accType);
+      loop.getResult(i).setType(accType);
+    });
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(i, next); });
+    rewriter.replaceOp(cvt, carried);
+    if (!loop.getResult(i).use_empty()) {
+      rewriter.setInsertionPointAfter(loop);
+      auto after = ConvertLayoutOp::create(rewriter, loc, oldType, loop.getResult(i));
+      rewriter.replaceAllUsesExcept(loop.getResult(i), after.getResult(), after);
+    }
+    return success();
+  }
+};
+
 struct RemoveLayoutConversionsPass
     : public gdn::impl::GDNGPURemoveLayoutConversionsBase<
           RemoveLayoutConversionsPass> {
@@ -221,7 +320,8 @@ struct RemoveLayoutConversionsPass
     patterns.add<ElementwiseInAccumulator>(&getContext());
     patterns.add<ScaleRowsInAccumulator, CarryInAccumulator,
                  ExtractThroughConversion, StoreFromAccumulator<gdn::StateStoreOp>,
-                 StoreFromAccumulator<gdn::TileStoreOp>>(&getContext());
+                 StoreFromAccumulator<gdn::TileStoreOp>, LoadInAccumulator,
+                 ConvertBeforeWidening, CarryLoadInAccumulator>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -40,7 +40,10 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
   int64_t kDim = stateType.getDimSize(1);
   Type kkType = RankedTensorType::get({kDim, kDim}, f32);
   unsigned aWs = lowering.addWorkspace(f32, f32, GridZ::Segments);
-  unsigned bWs = lowering.addWorkspace(kkType, f32, GridZ::Segments);
+  // B is read only as the combine's matmul operand, so it is stored like
+  // the other operand tiles (`intermediates`); a and R are added and stay f32.
+  unsigned bWs = lowering.addWorkspace(kkType, lowering.intermediateType(),
+                                       GridZ::Segments);
   unsigned rWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
   unsigned startWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
   const int64_t segment = lowering.options().segmentChunks;
@@ -146,18 +149,20 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
             // product and a is a scalar. The last step loads its own B
             // again rather than one past the program's last segment. A
             // program without chunks loads slot 0 and never uses it: every
-            // call has at least one segment slot (planCall).
+            // call has at least one segment slot (planCall). B is carried as
+            // stored (bf16 with intermediates=bf16).
             Value last = arith::SubIOp::create(b, loc, segments, k.index(1));
-            SmallVector<Value> init{k.init(), k.load(bWs, k.index(0))};
+            SmallVector<Value> init{k.init(), k.loadStored(bWs, k.index(0))};
             SmallVector<Value> final = k.forLoop(
                 k.index(0), segments, init, [&](Value s, ValueRange iters) {
                   Value m = iters[0], bMat = iters[1];
                   Value after = arith::AddIOp::create(b, loc, s, k.index(1));
-                  Value bNext =
-                      k.load(bWs, arith::MinUIOp::create(b, loc, after, last));
+                  Value bNext = k.loadStored(
+                      bWs, arith::MinUIOp::create(b, loc, after, last));
                   k.store(startWs, s, m);
                   Value a = k.load(aWs, s), r = k.load(rWs, s);
-                  Value next = k.add(k.add(k.scale(m, a), k.matmul(m, bMat)), r);
+                  Value next = k.add(
+                      k.add(k.scale(m, a), k.matmul(m, k.widen(bWs, bMat))), r);
                   return SmallVector<Value>{next, bNext};
                 });
             return final[0];
