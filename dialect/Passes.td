@@ -45,6 +45,28 @@ def GDNSchedule : Pass<"gdn-schedule", "::mlir::ModuleOp"> {
     "::mlir::tensor::TensorDialect"];
 }
 
+def GDNSpecializeEntries
+    : Pass<"gdn-specialize-entries", "::mlir::ModuleOp"> {
+  let summary = "copies of an entry with its flag arguments bound to constants";
+  let description = [{
+    An entry function whose `gdn.specialize` attribute lists flag sets (an
+    array of dictionaries, flag name -> integer) gets one copy per set,
+    named `<entry>_s<i>`, in which each argument marked `{gdn.flag =
+    "name"}` is replaced by that constant: the branches on it fold away
+    when the copy is canonicalised, and the copy keeps the entry's
+    signature, so it is launched with the same arguments. Runtime switches
+    cost registers and spills in the kernels that carry them (the paged
+    entry's gate domain, beta logit and l2norm flags). Each copy records
+    `gdn.specialized_from` (the entry) and `gdn.bound_args` (argument
+    index, value pairs); the launch plans carry them and a call whose flag
+    arguments match a copy's runs the copy (`pickEntry`), any other call
+    the entry itself. A flag set that names an unknown flag, or binds a
+    non-integer value, is an error at the entry. The `gdn.flag` marks are
+    dropped afterwards.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def GDNProgramIdsToArgs : Pass<"gdn-program-ids-to-args", "::mlir::ModuleOp"> {
   let summary = "turn gdn.program_id into trailing index arguments of the kernel";
   let description = [{

@@ -276,9 +276,20 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
                      %pool: !pool_mem, %page_indices: memref<?xi64>,
                      %page_indptr: memref<?xi64>, %last_page_len: memref<?xi64>,
                      %cu_seqlens: memref<?xi64>, %om: !v_mem,
-                     %page_size: index, %scale: f32, %gate_domain: index,
-                     %beta_is_logit: i1, %l2norm: i1)
-    attributes {llvm.emit_c_interface} {
+                     %page_size: index, %scale: f32,
+                     %gate_domain: index {gdn.flag = "gate_domain"},
+                     %beta_is_logit: i1 {gdn.flag = "beta_is_logit"},
+                     %l2norm: i1 {gdn.flag = "qk_l2norm"})
+    attributes {llvm.emit_c_interface,
+                // Kernels of their own for the two flag sets serving code
+                // uses (gdn-specialize-entries): the gate computed in the
+                // kernel from `a` with beta as a logit (the pool
+                // interface's inputs), and log gates with beta given (vLLM's
+                // Qwen3-Next layer), both with l2norm. Other calls run
+                // @gdn_paged itself, with its branches.
+                gdn.specialize = [
+                  {gate_domain = 0 : index, beta_is_logit = true, qk_l2norm = true},
+                  {gate_domain = 1 : index, beta_is_logit = false, qk_l2norm = true}]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index

@@ -176,6 +176,7 @@ Status runCall(gdn_context &context, Interface interface,
   if (Status s = context.cpuKernel(schedule, call.shape, kernel); !s.ok())
     return s;
 #ifdef GDN_WITH_MLIR
+  call.entry = kernel->entryFor(call.entry, call.args);
   if (Status s = runEntryOnCpu(*kernel, call.entry, call.args, call.grid,
                                call.chunkSlots, context.threads);
       !s.ok())

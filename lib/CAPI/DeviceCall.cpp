@@ -255,6 +255,7 @@ Status capi::runOnDevice(gdn_context &context, int interface,
       return s;
     arg.data = const_cast<void *>(zeros);
   }
+  call.entry = kernel->artifact.entryFor(call.entry, call.args);
   const LaunchPlan plan = kernel->artifact.planFor(call.entry);
   Grid programs = call.grid;
   programs.x *= kernel->artifact.shape.programsPerHead();

@@ -89,7 +89,7 @@ Status CPUKernel::compile(const CompileOptions &options,
   for (auto func : impl->llvmModule->getOps<mlir::func::FuncOp>()) {
     for (llvm::StringRef mark :
          {"gdn.entry", "gdn.step", "gdn.grid_z", "gdn.schedule",
-          "gdn.segment_chunks"})
+          "gdn.segment_chunks", "gdn.specialized_from", "gdn.bound_args"})
       func->removeAttr(mark);
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       func.removeArgAttr(i, "gdn.workspace");
@@ -136,6 +136,11 @@ const KernelShape &CPUKernel::shape() const { return impl->shape; }
 LaunchPlan CPUKernel::plan(const std::string &entry) const {
   auto it = impl->plans.find(entry);
   return it == impl->plans.end() ? LaunchPlan::single(entry) : it->second;
+}
+
+std::string CPUKernel::entryFor(const std::string &entry,
+                                const std::vector<KernelArg> &args) const {
+  return pickEntry(impl->plans, entry, args);
 }
 
 Status CPUKernel::checkArguments(const std::string &entry,

@@ -36,6 +36,10 @@ Status gdn::extractLaunchPlans(mlir::ModuleOp module,
       plan.schedule = sched.str();
     if (auto seg = func->getAttrOfType<mlir::IntegerAttr>("gdn.segment_chunks"))
       plan.segmentChunks = seg.getInt();
+    if (auto from = func->getAttrOfType<mlir::StringAttr>("gdn.specialized_from"))
+      plan.specializedFrom = from.str();
+    if (auto bound = func->getAttrOfType<mlir::DenseI64ArrayAttr>("gdn.bound_args"))
+      plan.boundArgs.assign(bound.asArrayRef().begin(), bound.asArrayRef().end());
     if (step.getInt() != 0)
       continue;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {

@@ -133,6 +133,10 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
                     {"segment_chunks", plan.segmentChunks},
                     {"steps", steps},
                     {"workspaces", workspaces}};
+    if (!plan.specializedFrom.empty())
+      plans[entry]["specialized_from"] = plan.specializedFrom;
+    if (!plan.boundArgs.empty())
+      plans[entry]["bound_args"] = plan.boundArgs;
   }
   json m = {{"format", Artifact::kFormat},
             {"chip", a.chip},
@@ -252,6 +256,19 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
           w.tile.push_back(d.get<int64_t>());
         }
         plan.workspaces.push_back(w);
+      }
+      if (jp.contains("specialized_from") &&
+          !getStr(jp, "specialized_from", plan.specializedFrom))
+        return bad(what + "has a malformed specialized_from");
+      if (jp.contains("bound_args")) {
+        const json &jb = jp["bound_args"];
+        if (!jb.is_array() || jb.size() % 2 != 0)
+          return bad(what + "has bound_args that are not (index, value) pairs");
+        for (const json &v : jb) {
+          if (!v.is_number_integer())
+            return bad(what + "has a non-integer in bound_args");
+          plan.boundArgs.push_back(v.get<int64_t>());
+        }
       }
       a.plans[it.key()] = plan;
     }

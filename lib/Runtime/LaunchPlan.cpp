@@ -28,6 +28,50 @@ LaunchPlan LaunchPlan::single(const std::string &entry) {
   return plan;
 }
 
+/// A scalar argument's value as the integer a bound flag compares with.
+static bool scalarValue(const KernelArg &a, int64_t &value) {
+  if (a.kind == KernelArg::Kind::Index)
+    value = a.index;
+  else if (a.kind == KernelArg::Kind::I1)
+    value = a.i1;
+  else
+    return false;
+  return true;
+}
+
+std::string gdn::pickEntry(const std::map<std::string, LaunchPlan> &plans,
+                           const std::string &entry,
+                           const std::vector<KernelArg> &args) {
+  for (const auto &[name, plan] : plans) {
+    if (plan.specializedFrom != entry || plan.boundArgs.empty())
+      continue;
+    bool matches = true;
+    for (size_t i = 0; matches && i + 1 < plan.boundArgs.size(); i += 2) {
+      int64_t index = plan.boundArgs[i], value = 0;
+      matches = index >= 0 && index < int64_t(args.size()) &&
+                scalarValue(args[index], value) &&
+                value == plan.boundArgs[i + 1];
+    }
+    if (matches)
+      return name;
+  }
+  return entry;
+}
+
+std::string gdn::describeBoundArgs(const LaunchPlan &plan,
+                                   const std::vector<KernelArg> &args) {
+  std::string out;
+  for (size_t i = 0; i + 1 < plan.boundArgs.size(); i += 2) {
+    int64_t index = plan.boundArgs[i];
+    std::string name = index >= 0 && index < int64_t(args.size())
+                           ? args[index].name
+                           : "argument " + std::to_string(index);
+    out += (out.empty() ? "" : " ") + name + "=" +
+           std::to_string(plan.boundArgs[i + 1]);
+  }
+  return out;
+}
+
 Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
                      std::vector<PlannedLaunch> &launches,
                      std::vector<KernelArg> &workspaces) {

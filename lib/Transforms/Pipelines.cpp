@@ -48,6 +48,8 @@ void addBufferize(OpPassManager &pm) {
 void gdn::addSchedulePass(OpPassManager &pm, const std::string &schedule) {
   GDNScheduleOptions options;
   options.schedule = schedule;
+  // Flag-bound copies of entries first: each is scheduled like its entry.
+  pm.addPass(gdn::createGDNSpecializeEntries());
   pm.addPass(createGDNSchedule(options));
   // Each kernel starts as a copy of its entry: drop what it does not use.
   pm.addPass(createCanonicalizerPass());

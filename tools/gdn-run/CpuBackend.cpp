@@ -54,6 +54,7 @@ Status run::runCpu(const BackendOptions &o, PreparedCall &call,
     return s;
   double compileMs = since(t0);
   CpuCallTimes times;
+  call.entry = kernel->entryFor(call.entry, call.args);
   if (Status s = runEntryOnCpu(*kernel, call.entry, call.args, call.grid,
                                call.chunkSlots, o.threads, &times);
       !s.ok())
@@ -67,6 +68,10 @@ Status run::runCpu(const BackendOptions &o, PreparedCall &call,
                 kernel->plan(call.entry).schedule.c_str(), launches,
                 launches == 1 ? "" : "es");
   timing = line;
+  const LaunchPlan plan = kernel->plan(call.entry);
+  if (!plan.specializedFrom.empty())
+    timing += "; entry " + call.entry + " (" +
+              describeBoundArgs(plan, call.args) + ")";
   return Status::success();
 }
 

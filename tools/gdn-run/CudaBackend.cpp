@@ -79,6 +79,7 @@ Status run::runCuda(const BackendOptions &o, PreparedCall &call,
     return s;
   std::vector<PlannedLaunch> launches;
   std::vector<KernelArg> args = call.args, workspaces;
+  call.entry = artifact.entryFor(call.entry, call.args);
   const LaunchPlan plan = artifact.planFor(call.entry);
   // A V-split kernel runs V / v_block programs per value head.
   Grid programs = call.grid;
@@ -104,6 +105,9 @@ Status run::runCuda(const BackendOptions &o, PreparedCall &call,
                 report.guardsIntact ? "" : "; GUARD BYTES CHANGED: ",
                 report.guardMessage.c_str());
   timing = line;
+  if (!plan.specializedFrom.empty())
+    timing += "; entry " + call.entry + " (" +
+              describeBoundArgs(plan, call.args) + ")";
   return Status::success();
 }
 

@@ -74,6 +74,9 @@ public:
 
   /// The kernels `entry` runs as under the schedule, in launch order.
   LaunchPlan plan(const std::string &entry) const;
+  /// The entry a call of `entry` runs: a flag-bound copy when one matches.
+  std::string entryFor(const std::string &entry,
+                       const std::vector<KernelArg> &args) const;
 
   /// Checks `args` against the entry's signature (count, element types,
   /// static dimensions) and names the first mismatch.

@@ -55,6 +55,11 @@ struct Artifact {
     auto it = plans.find(entry);
     return it == plans.end() ? LaunchPlan::single(entry) : it->second;
   }
+  /// The entry a call of `entry` runs: a flag-bound copy when one matches.
+  std::string entryFor(const std::string &entry,
+                       const std::vector<KernelArg> &args) const {
+    return pickEntry(plans, entry, args);
+  }
 
   /// The directory a shape's artifact lives in under a root:
   /// k<K>_v<V>_<dtype>, e.g. k128_v128_bf16.

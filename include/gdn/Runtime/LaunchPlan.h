@@ -14,6 +14,7 @@
 #include "gdn/Runtime/KernelArgs.h"
 #include "gdn/TensorIO/Status.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,10 +42,26 @@ struct LaunchPlan {
   int64_t segmentChunks = 1;
   std::vector<LaunchStep> steps;
   std::vector<WorkspaceSpec> workspaces;
+  /// A flag-bound copy of an entry (gdn-specialize-entries): the entry it
+  /// was copied from, and (argument index, value) pairs flattened.
+  std::string specializedFrom;
+  std::vector<int64_t> boundArgs;
 
   /// The plan of an unscheduled entry: the entry itself, once.
   static LaunchPlan single(const std::string &entry);
 };
+
+/// The entry a call of `entry` with `args` runs: a flag-bound copy of it
+/// whose bound arguments all equal the call's (the first such, by name),
+/// else `entry` itself.
+std::string pickEntry(const std::map<std::string, LaunchPlan> &plans,
+                      const std::string &entry,
+                      const std::vector<KernelArg> &args);
+
+/// "gate_domain=0 beta_is_logit=1" for a plan's bound arguments, named
+/// from `args`; empty for an unspecialised plan.
+std::string describeBoundArgs(const LaunchPlan &plan,
+                              const std::vector<KernelArg> &args);
 
 /// One launch of a call: the kernel and its grid.
 struct PlannedLaunch {
