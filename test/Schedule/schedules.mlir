@@ -77,8 +77,7 @@
 // SPLIT-LABEL: func.func @scan__transition(
 // SPLIT-SAME:  %[[A:[a-z0-9]+]]: memref<?x?x?xf32> {gdn.workspace = "segments"}
 // SPLIT-SAME:  %[[B:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"}
-// SPLIT-SAME:  %[[R:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"}
-// SPLIT-SAME:  %[[START:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"})
+// SPLIT-SAME:  %[[R:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"})
 // SPLIT-SAME:  gdn.grid_z = "segments", {{.*}}gdn.segment_chunks = 16 : i64, gdn.step = 0 : i64
 // SPLIT:       %[[SEG:.*]] = gdn.program_id 2
 // SPLIT:       arith.muli %[[SEG]], %c16
@@ -89,21 +88,27 @@
 // SPLIT:       gdn.tile_store {{.*}}, %[[B]]
 // SPLIT:       gdn.tile_store {{.*}}, %[[R]]
 // SPLIT-NOT:   gdn.state_store
-// combine: serial over segments; the entry's epilogue stores the final state.
-// SPLIT-LABEL: func.func @scan__combine(
-// SPLIT-SAME:  gdn.grid_z = "one", {{.*}}gdn.step = 1 : i64
-// SPLIT:       scf.for {{.*}} iter_args
-// SPLIT:         gdn.tile_store {{.*}}, %{{.*}}[{{.*}}] dims [3, 4]
-// SPLIT:         memref.load
-// SPLIT:         gdn.matmul
-// SPLIT:       gdn.state_store
-// replay: each segment from its entering state; outputs only.
+// replay: segment s first applies the maps of segments 0 .. s-1 to the
+// initial state (B carried a step ahead), then runs its chunks; the block
+// of the last segment stores the final state (a program without chunks:
+// segment 0's block, first). No third kernel.
+// SPLIT-NOT:   func.func @scan__combine(
 // SPLIT-LABEL: func.func @scan__replay(
-// SPLIT-SAME:  gdn.grid_z = "segments", {{.*}}gdn.step = 2 : i64
-// SPLIT:       gdn.tile_load {{.*}} dims [3, 4]
-// SPLIT:       scf.for
+// SPLIT-SAME:  gdn.grid_z = "segments", {{.*}}gdn.step = 1 : i64
+// SPLIT:       %[[INIT:.*]] = gdn.state_load
+// SPLIT:       scf.if
+// SPLIT-NEXT:    gdn.state_store %[[INIT]]
+// SPLIT:       %[[S:.*]] = gdn.program_id 2
+// SPLIT:       %[[PRE:.*]]:2 = scf.for %[[J:.*]] = %{{.*}} to %[[S]] {{.*}} iter_args(%{{.*}} = %[[INIT]], %{{.*}} = %{{.*}})
+// SPLIT:         gdn.tile_load %[[B]]
+// SPLIT:         memref.load %[[A]][{{.*}}, %[[J]]]
+// SPLIT:         gdn.tile_load %[[R]][{{.*}}, %[[J]], {{.*}}]
+// SPLIT:         gdn.matmul
+// SPLIT:       %[[END:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[PRE]]#0)
 // SPLIT:         gdn.tile_store {{.*}} dims [0, 1]
-// SPLIT-NOT:   gdn.state_store
+// SPLIT:       %[[LAST:.*]] = arith.cmpi eq
+// SPLIT:       scf.if %[[LAST]]
+// SPLIT-NEXT:    gdn.state_store %[[END]]
 // SPLIT:       return
 
 // A folding transition composes the map itself: the segment's loop runs the
@@ -115,7 +120,7 @@
 // FOLD-NOT:     gdn.matmul
 // FOLD:         %[[R1:.*]] = arith.addf %[[R]], %[[X]]
 // FOLD-NEXT:    scf.yield %[[A]], %[[B]], %[[R1]]
-// FOLD-LABEL: func.func @scan__combine(
+// FOLD-LABEL: func.func @scan__replay(
 
 // replay=load: transition stores the prepared values its stage reads (here
 // x, as bf16) in a workspace with a slot per chunk; replay loads chunk c + 1's

@@ -166,6 +166,42 @@ FailureOr<SmallVector<Value>> KernelBody::transition(Value chunk,
   return inlineStage(scan.getTransition(), args);
 }
 
+LogicalResult KernelBody::storeFinal(Value state) {
+  Operation *scanOp = scan;
+  Block *block = scanOp->getBlock();
+  // The ops after the scan that consume its result, with what they take
+  // from other ops after the scan (the paged entry looks the last page up
+  // there): cloned here in their order, the originals go with the scan.
+  SetVector<Operation *> users;
+  getForwardSlice(scan.getResult(), &users);
+  llvm::SmallPtrSet<Operation *, 16> needed;
+  std::function<void(Operation *)> need = [&](Operation *op) {
+    if (!needed.insert(op).second)
+      return;
+    op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          if (def->getBlock() == block && scanOp->isBeforeInBlock(def))
+            need(def);
+    });
+  };
+  for (Operation *user : users) {
+    Operation *top = block->findAncestorOpInBlock(*user);
+    if (!top || top->hasTrait<OpTrait::IsTerminator>())
+      return user->emitOpError()
+             << "uses the result of gdn.chunk_scan; schedules that split "
+                "the scan over kernels need it consumed in its own block";
+    need(top);
+  }
+  IRMapping map;
+  map.map(scan.getResult(), state);
+  for (Operation &op : llvm::make_range(std::next(scanOp->getIterator()),
+                                        block->end()))
+    if (needed.count(&op))
+      b.clone(op, map);
+  return success();
+}
+
 Value KernelBody::castElements(Value value, Type to) {
   Type from = value.getType();
   if (from == to)

@@ -58,6 +58,11 @@ public:
   /// composed with the chunk's; fails (with a diagnostic) without one.
   FailureOr<SmallVector<Value>> transition(Value chunk, ValueRange prepared,
                                            ValueRange mapSoFar);
+  /// What the entry does with the scan's result (its epilogue: the final
+  /// state's store), done here with `state`: for a kernel that knows the
+  /// final state only in some of its blocks, under a condition. The kernel
+  /// body then returns a null value.
+  LogicalResult storeFinal(Value state);
 
   /// This program's slot `slot` of workspace `ws`.
   void store(unsigned ws, Value slot, Value value);

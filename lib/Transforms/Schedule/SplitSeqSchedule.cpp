@@ -1,14 +1,19 @@
-//===- SplitSeqSchedule.cpp - segments in parallel, then combined ---------===//
+//===- SplitSeqSchedule.cpp - segments in parallel, then replayed ---------===//
 //
 // For few long sequences (B * HV small against the SMs): a program's chunks
 // are cut into segments of `segment-chunks` chunks.
 //   1. transition (parallel over segments): each segment's effect on the
 //      state, M_end = a M_start + M_start B + R, composed from the chunks'
 //      `transition` stage;
-//   2. combine (serial, one block per program): the state entering each
-//      segment, then the final state (the entry's epilogue stores it);
-//   3. replay (parallel over segments): the fused loop over the segment's
-//      chunks from its entering state: outputs and checkpoints.
+//   2. replay (parallel over segments): segment s first applies the maps
+//      of segments 0 .. s-1 to the program's initial state (a serial chain
+//      of s steps: the state entering it), then runs the fused loop over its
+//      chunks: outputs and checkpoints. The block of the program's last
+//      segment stores the final state (the entry's epilogue).
+// Until the thirteenth session a third kernel between the two, one block a
+// program, walked the segments once and stored each one's entering state:
+// one launch more, and a step more (the final state) on the path of the
+// last segment, which now does only s steps of its own.
 // With `replay=load`, transition also stores the prepared values it reads
 // (tiles as `intermediates`, vectors as f32) and replay loads them instead
 // of computing them again (the WY factors are most of a chunk's latency).
@@ -45,7 +50,6 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
   unsigned bWs = lowering.addWorkspace(kkType, lowering.intermediateType(),
                                        GridZ::Segments);
   unsigned rWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
-  unsigned startWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
   const int64_t segment = lowering.options().segmentChunks;
   // replay=load: the prepared values the transition stage reads (W, U, Kd,
   // gamma in gdn_chunked.mlir) are stored by transition, which computes them
@@ -135,53 +139,52 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
       failed(status))
     return failure();
 
-  if (failed(lowering.addKernel(
-          "combine", GridZ::One, [&](KernelBody &k) -> FailureOr<Value> {
-            OpBuilder &b = k.builder();
-            Location loc = k.loc();
-            Value chunks = arith::SubIOp::create(b, loc, k.upper(), k.lower());
-            Value padded = arith::AddIOp::create(b, loc, chunks,
-                                                 k.index(segment - 1));
-            Value segments =
-                arith::DivUIOp::create(b, loc, padded, k.index(segment));
-            // Segment s + 1's B is loaded during step s and carried: the
-            // product m B waits for its B, while R is needed only after the
-            // product and a is a scalar. The last step loads its own B
-            // again rather than one past the program's last segment. A
-            // program without chunks loads slot 0 and never uses it: every
-            // call has at least one segment slot (planCall). B is carried as
-            // stored (bf16 with intermediates=bf16).
-            Value last = arith::SubIOp::create(b, loc, segments, k.index(1));
-            SmallVector<Value> init{k.init(), k.loadStored(bWs, k.index(0))};
-            SmallVector<Value> final = k.forLoop(
-                k.index(0), segments, init, [&](Value s, ValueRange iters) {
-                  Value m = iters[0], bMat = iters[1];
-                  Value after = arith::AddIOp::create(b, loc, s, k.index(1));
-                  Value bNext = k.loadStored(
-                      bWs, arith::MinUIOp::create(b, loc, after, last));
-                  k.store(startWs, s, m);
-                  Value a = k.load(aWs, s), r = k.load(rWs, s);
-                  Value next = k.add(
-                      k.add(k.scale(m, a), k.matmul(m, k.widen(bWs, bMat))), r);
-                  return SmallVector<Value>{next, bNext};
-                });
-            return final[0];
-          })))
-    return failure();
-
   return lowering.addKernel(
       "replay", GridZ::Segments, [&](KernelBody &k) -> FailureOr<Value> {
+        // A program without chunks keeps its initial state: segment 0's
+        // block stores it, as the scan would return it. First, so that the
+        // initial state is not held across the chunk loop for it.
+        OpBuilder &b = k.builder();
+        Value none = arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::uge,
+                                           k.lower(), k.upper());
+        Value first = arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::eq,
+                                            k.programId(2), k.index(0));
+        k.ifThen(arith::AndIOp::create(b, k.loc(), none, first), [&] {
+          if (failed(k.storeFinal(k.init())))
+            status = failure();
+        });
         forThisSegment(k, [&](Value s, Value first, Value end) {
+          OpBuilder &b = k.builder();
+          Location loc = k.loc();
+          // The state entering segment s: the maps of segments 0 .. s-1
+          // applied to the program's initial state. Segment j + 1's B is
+          // loaded during step j and carried (the product m B waits for
+          // its B; R is needed only after the product, a is a scalar); the
+          // last step loads its own B again. Slot 0 always exists.
+          Value lastMap = arith::SubIOp::create(b, loc, s, k.index(1));
+          SmallVector<Value> prefix = k.forLoop(
+              k.index(0), s, {k.init(), k.loadStored(bWs, k.index(0))},
+              [&](Value j, ValueRange iters) {
+                Value m = iters[0], bMat = iters[1];
+                Value after = arith::AddIOp::create(b, loc, j, k.index(1));
+                Value bNext = k.loadStored(
+                    bWs, arith::MinUIOp::create(b, loc, after, lastMap));
+                Value a = k.load(aWs, j), r = k.load(rWs, j);
+                Value next = k.add(
+                    k.add(k.scale(m, a), k.matmul(m, k.widen(bWs, bMat))), r);
+                return SmallVector<Value>{next, bNext};
+              });
           // With replay=load, chunk c + 1's stored values are loaded at the
           // top of chunk c and carried, so their latency hides behind c's
           // work. The segment's last chunk loads itself again rather than
           // the next segment's first (or a slot past the program's last).
-          SmallVector<Value> init{k.load(startWs, s)};
+          SmallVector<Value> init{prefix[0]};
           if (replayLoads)
             for (std::optional<unsigned> w : preparedWs)
               if (w)
                 init.push_back(k.loadStored(*w, chunkSlot(k, first)));
-          k.forLoop(first, end, init, [&](Value c, ValueRange iters) {
+          SmallVector<Value> final = k.forLoop(
+              first, end, init, [&](Value c, ValueRange iters) {
             Value m = iters[0];
             SmallVector<Value> fetched;
             if (replayLoads) {
@@ -204,7 +207,16 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
             llvm::append_range(yielded, fetched);
             return yielded;
           });
+          // The block of the program's last segment has the final state.
+          Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             end, k.upper());
+          k.ifThen(last, [&] {
+            if (failed(k.storeFinal(final[0])))
+              status = failure();
+          });
         });
+        if (failed(status))
+          return failure();
         return Value();
       });
 }
