@@ -60,8 +60,10 @@ def GDNSpecializeEntries
     `gdn.specialized_from` (the entry) and `gdn.bound_args` (argument
     index, value pairs); the launch plans carry them and a call whose flag
     arguments match a copy's runs the copy (`pickEntry`), any other call
-    the entry itself. A flag set that names an unknown flag, or binds a
-    non-integer value, is an error at the entry. The `gdn.flag` marks are
+    the entry itself. Flags are `index` or `i1` arguments (what launchers
+    compare). A flag set that names an unknown flag, binds a non-integer
+    or an i1 to anything but 0 / 1, or a copy name that exists already, is
+    an error at the entry. The `gdn.flag` marks are
     dropped afterwards.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];

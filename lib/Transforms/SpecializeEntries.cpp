@@ -29,11 +29,21 @@ func::FuncOp specialize(func::FuncOp entry, Operation *after,
   llvm::StringMap<unsigned> flags;
   for (unsigned i = 0; i < entry.getNumArguments(); ++i)
     if (auto name = entry.getArgAttrOfType<StringAttr>(i, "gdn.flag"))
-      flags[name.getValue()] = i;
+      if (!flags.try_emplace(name.getValue(), i).second) {
+        entry.emitError() << "two arguments carry gdn.flag '"
+                          << name.getValue() << "'";
+        return {};
+      }
   OpBuilder b(entry);
   b.setInsertionPointAfter(after);
+  std::string name = (entry.getSymName() + "_s" + Twine(n)).str();
+  if (SymbolTable::lookupNearestSymbolFrom(entry, b.getStringAttr(name))) {
+    entry.emitError() << "gdn.specialize would name a copy @" << name
+                      << ", which exists already";
+    return {};
+  }
   auto copy = cast<func::FuncOp>(b.clone(*entry));
-  copy.setSymName((entry.getSymName() + "_s" + Twine(n)).str());
+  copy.setSymName(name);
   copy->removeAttr("gdn.specialize");
   copy->setAttr("gdn.specialized_from", b.getStringAttr(entry.getSymName()));
   Block &body = copy.getBody().front();
@@ -50,11 +60,12 @@ func::FuncOp specialize(func::FuncOp entry, Operation *after,
     }
     auto value = dyn_cast<IntegerAttr>(flag.getValue());
     BlockArgument arg = body.getArgument(it->second);
-    if (!value || !(arg.getType().isIndex() || arg.getType().isInteger())) {
+    // Launchers compare index and i1 scalars only (pickEntry).
+    if (!value || !(arg.getType().isIndex() || arg.getType().isInteger(1))) {
       entry.emitError()
           << "gdn.specialize binds flag '" << flag.getName().getValue()
           << "' to " << flag.getValue()
-          << "; flags are integer or index arguments bound to integers";
+          << "; flags are index or i1 arguments bound to integers";
       copy.erase();
       return {};
     }
@@ -63,6 +74,13 @@ func::FuncOp specialize(func::FuncOp entry, Operation *after,
     const APInt &bits = value.getValue();
     int64_t v = bits.getBitWidth() == 1 ? int64_t(bits.getZExtValue())
                                         : bits.getSExtValue();
+    if (arg.getType().isInteger(1) && v != 0 && v != 1) {
+      entry.emitError() << "gdn.specialize binds i1 flag '"
+                        << flag.getName().getValue() << "' to " << v
+                        << "; it takes 0 / 1 (false / true)";
+      copy.erase();
+      return {};
+    }
     auto constant = arith::ConstantOp::create(
         b, copy.getLoc(), IntegerAttr::get(arg.getType(), v));
     arg.replaceAllUsesWith(constant);

@@ -73,14 +73,19 @@
 // TWO-NOT:  func.func @scan__output
 
 // RUN: gdn-opt %S/Inputs/running-sum.mlir --gdn-schedule=schedule=split-seq | FileCheck %s --check-prefix=SPLIT
-// transition: per segment of 16 chunks, (a, B, R) composed chunk by chunk.
+// transition: per segment of 16 chunks, (a, B, R) composed chunk by chunk;
+// segment 0's block also copies the initial state for replay.
 // SPLIT-LABEL: func.func @scan__transition(
 // SPLIT-SAME:  %[[A:[a-z0-9]+]]: memref<?x?x?xf32> {gdn.workspace = "segments"}
 // SPLIT-SAME:  %[[B:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"}
-// SPLIT-SAME:  %[[R:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"})
+// SPLIT-SAME:  %[[R:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"}
+// SPLIT-SAME:  %[[INITWS:[a-z0-9]+]]: memref<?x?x?x64x64xf32> {gdn.workspace = "segments"})
 // SPLIT-SAME:  gdn.grid_z = "segments", {{.*}}gdn.segment_chunks = 16 : i64, gdn.step = 0 : i64
+// SPLIT:       %[[INIT0:.*]] = gdn.state_load
 // SPLIT:       %[[SEG:.*]] = gdn.program_id 2
 // SPLIT:       arith.muli %[[SEG]], %c16
+// SPLIT:       scf.if
+// SPLIT:         gdn.tile_store %[[INIT0]], %[[INITWS]]
 // SPLIT:       scf.for {{.*}} -> (f32, tensor<64x64xf32>, tensor<64x64xf32>)
 // SPLIT:         gdn.matmul
 // SPLIT:         gdn.matmul
@@ -89,9 +94,11 @@
 // SPLIT:       gdn.tile_store {{.*}}, %[[R]]
 // SPLIT-NOT:   gdn.state_store
 // replay: segment s first applies the maps of segments 0 .. s-1 to the
-// initial state (B carried a step ahead), then runs its chunks; the block
-// of the last segment stores the final state (a program without chunks:
-// segment 0's block, first). No third kernel.
+// initial state as transition copied it (other replay blocks may write the
+// pool row or page it came from), B carried a step ahead, then runs its
+// chunks; the block of the last segment stores the final state (a program
+// without chunks: segment 0's block, first, from the pool). No third
+// kernel.
 // SPLIT-NOT:   func.func @scan__combine(
 // SPLIT-LABEL: func.func @scan__replay(
 // SPLIT-SAME:  gdn.grid_z = "segments", {{.*}}gdn.step = 1 : i64
@@ -99,7 +106,8 @@
 // SPLIT:       scf.if
 // SPLIT-NEXT:    gdn.state_store %[[INIT]]
 // SPLIT:       %[[S:.*]] = gdn.program_id 2
-// SPLIT:       %[[PRE:.*]]:2 = scf.for %[[J:.*]] = %{{.*}} to %[[S]] {{.*}} iter_args(%{{.*}} = %[[INIT]], %{{.*}} = %{{.*}})
+// SPLIT:       %[[COPY:.*]] = gdn.tile_load %[[INITWS]]
+// SPLIT:       %[[PRE:.*]]:2 = scf.for %[[J:.*]] = %{{.*}} to %[[S]] {{.*}} iter_args(%{{.*}} = %[[COPY]], %{{.*}} = %{{.*}})
 // SPLIT:         gdn.tile_load %[[B]]
 // SPLIT:         memref.load %[[A]][{{.*}}, %[[J]]]
 // SPLIT:         gdn.tile_load %[[R]][{{.*}}, %[[J]], {{.*}}]

@@ -18,11 +18,17 @@
 // CHECK-NOT: scf.index_switch
 // CHECK-NOT: scf.if
 // CHECK: math.exp
+// CHECK-NOT: scf.if
 // CHECK: arith.negf
+// CHECK-NOT: scf.
+// CHECK: return
 // CHECK-LABEL: func.func @entry_s1(
 // CHECK-SAME: gdn.bound_args = array<i64: 1, 2>
+// CHECK-NOT: scf.index_switch
+// CHECK-NOT: math.exp
 // CHECK: scf.if
 // CHECK-NOT: scf.index_switch
+// CHECK: return
 func.func @entry(%x: f32, %domain: index {gdn.flag = "domain"},
                  %logit: i1 {gdn.flag = "logit"}) -> f32
     attributes {gdn.specialize = [{domain = 0 : index, logit = true}, {domain = 2 : index}]} {

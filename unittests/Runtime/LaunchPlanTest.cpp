@@ -6,8 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
+
+#include <unistd.h>
 
 using namespace gdn;
 

@@ -7,7 +7,8 @@
 // global stores write the accumulator's registers directly, and a tile
 // loaded from global memory only to be converted into an accumulator layout
 // is loaded in that layout (through a widening cast and a loop-carried
-// prefetch too). Layouts only ever move towards accumulator layouts, which
+// prefetch too). Layouts only ever move towards accumulator layouts (a
+// conversion between two accumulator layouts stays where it is), which
 // bounds the rewriting.
 //
 //===----------------------------------------------------------------------===//
@@ -232,8 +233,8 @@ WarpgroupMmaAttr intoAccumulator(ConvertLayoutOp cvt) {
 
 /// convert(load) -> load in the accumulator layout: each thread loads its
 /// own registers (runs of two columns) instead of the tile going through
-/// shared memory and two barriers. The combine's R and the replay's U are
-/// loaded only to be added to an accumulator.
+/// shared memory and two barriers. split-seq's R (replay's prefix steps)
+/// and its carried U are loaded only to be added to an accumulator.
 struct LoadInAccumulator : OpRewritePattern<ConvertLayoutOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -260,7 +261,10 @@ struct ConvertBeforeWidening : OpRewritePattern<ConvertLayoutOp> {
                                 PatternRewriter &rewriter) const override {
     auto ext = cvt.getSource().getDefiningOp<arith::ExtFOp>();
     WarpgroupMmaAttr acc = intoAccumulator(cvt);
-    if (!acc || !ext || !ext->hasOneUse())
+    // From one accumulator layout into another, ElementwiseInAccumulator
+    // would move the conversion back after the cast.
+    if (!acc || !ext || !ext->hasOneUse() ||
+        isAccumulatorLayout(layoutOf(ext.getIn())))
       return failure();
     Value narrow = materializeIn(rewriter, cvt.getLoc(), ext.getIn(), acc);
     rewriter.replaceOpWithNewOp<arith::ExtFOp>(cvt, cvt.getType(), narrow);

@@ -10,10 +10,8 @@
 //      of s steps: the state entering it), then runs the fused loop over its
 //      chunks: outputs and checkpoints. The block of the program's last
 //      segment stores the final state (the entry's epilogue).
-// Until the thirteenth session a third kernel between the two, one block a
-// program, walked the segments once and stored each one's entering state:
-// one launch more, and a step more (the final state) on the path of the
-// last segment, which now does only s steps of its own.
+// Replay reads the initial state from a copy transition made (initWs):
+// replay's own blocks may overwrite the memory it came from.
 // With `replay=load`, transition also stores the prepared values it reads
 // (tiles as `intermediates`, vectors as f32) and replay loads them instead
 // of computing them again (the WY factors are most of a chunk's latency).
@@ -45,11 +43,17 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
   int64_t kDim = stateType.getDimSize(1);
   Type kkType = RankedTensorType::get({kDim, kDim}, f32);
   unsigned aWs = lowering.addWorkspace(f32, f32, GridZ::Segments);
-  // B is read only as the combine's matmul operand, so it is stored like
-  // the other operand tiles (`intermediates`); a and R are added and stay f32.
+  // B is read only as a matmul operand (replay's prefix steps), so it is
+  // stored like the other operand tiles (`intermediates`); a and R are
+  // added and stay f32.
   unsigned bWs = lowering.addWorkspace(kkType, lowering.intermediateType(),
                                        GridZ::Segments);
   unsigned rWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
+  // The program's initial state, copied (slot 0) before replay: replay's
+  // blocks all start from it, while the pool rows or pages it was read from
+  // may be written by other blocks of replay (the final state in a pool
+  // call; a checkpoint of the page the prefix ends in, in a paged one).
+  unsigned initWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
   const int64_t segment = lowering.options().segmentChunks;
   // replay=load: the prepared values the transition stage reads (W, U, Kd,
   // gamma in gdn_chunked.mlir) are stored by transition, which computes them
@@ -95,6 +99,10 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
   if (failed(lowering.addKernel(
           "transition", GridZ::Segments, [&](KernelBody &k) -> FailureOr<Value> {
             forThisSegment(k, [&](Value s, Value first, Value end) {
+              Value firstSegment = arith::CmpIOp::create(
+                  k.builder(), k.loc(), arith::CmpIPredicate::eq, s, k.index(0));
+              k.ifThen(firstSegment,
+                       [&] { k.store(initWs, k.index(0), k.init()); });
               SmallVector<Value> init{k.f32(1.0), k.zeros(kkType),
                                       k.zeros(stateType)};
               SmallVector<Value> abr = k.forLoop(
@@ -147,9 +155,9 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
         OpBuilder &b = k.builder();
         Value none = arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::uge,
                                            k.lower(), k.upper());
-        Value first = arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::eq,
-                                            k.programId(2), k.index(0));
-        k.ifThen(arith::AndIOp::create(b, k.loc(), none, first), [&] {
+        Value segment0 = arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::eq,
+                                               k.programId(2), k.index(0));
+        k.ifThen(arith::AndIOp::create(b, k.loc(), none, segment0), [&] {
           if (failed(k.storeFinal(k.init())))
             status = failure();
         });
@@ -157,13 +165,15 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
           OpBuilder &b = k.builder();
           Location loc = k.loc();
           // The state entering segment s: the maps of segments 0 .. s-1
-          // applied to the program's initial state. Segment j + 1's B is
+          // applied to the program's initial state (as transition copied
+          // it: see initWs). Segment j + 1's B is
           // loaded during step j and carried (the product m B waits for
           // its B; R is needed only after the product, a is a scalar); the
           // last step loads its own B again. Slot 0 always exists.
           Value lastMap = arith::SubIOp::create(b, loc, s, k.index(1));
           SmallVector<Value> prefix = k.forLoop(
-              k.index(0), s, {k.init(), k.loadStored(bWs, k.index(0))},
+              k.index(0), s,
+              {k.load(initWs, k.index(0)), k.loadStored(bWs, k.index(0))},
               [&](Value j, ValueRange iters) {
                 Value m = iters[0], bMat = iters[1];
                 Value after = arith::AddIOp::create(b, loc, j, k.index(1));
