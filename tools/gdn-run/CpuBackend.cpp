@@ -59,16 +59,16 @@ Status run::runCpu(const BackendOptions &o, PreparedCall &call,
                                call.chunkSlots, o.threads, &times);
       !s.ok())
     return s;
-  const size_t launches = kernel->plan(call.entry).steps.size();
+  const LaunchPlan plan = kernel->plan(call.entry);
+  const size_t launches = plan.steps.size();
   char line[256];
   std::snprintf(line, sizeof(line),
                 "compile %.0f ms, JIT %.0f ms, run %.1f ms (CPU, %d threads; "
                 "schedule %s, %zu kernel launch%s)",
                 compileMs, times.jitMs, times.runMs, o.threads,
-                kernel->plan(call.entry).schedule.c_str(), launches,
+                plan.schedule.c_str(), launches,
                 launches == 1 ? "" : "es");
   timing = line;
-  const LaunchPlan plan = kernel->plan(call.entry);
   if (!plan.specializedFrom.empty())
     timing += "; entry " + call.entry + " (" +
               describeBoundArgs(plan, call.args) + ")";

@@ -45,6 +45,28 @@ unsigned ScanLowering::addWorkspace(Type tile, Type storage, GridZ slots) {
   return workspaces.size() - 1;
 }
 
+/// The ops that consume the scan's result (the entry's epilogue), each
+/// with its ancestor in the scan's block; fails with a diagnostic when one
+/// is (or sits in) that block's terminator or outside the block: a kernel
+/// that does not produce the final state could not drop it, nor one that
+/// produces it in some blocks move it.
+static LogicalResult
+scanConsumers(ChunkScanOp scan,
+              SmallVectorImpl<std::pair<Operation *, Operation *>> &out) {
+  SetVector<Operation *> users;
+  getForwardSlice(scan.getResult(), &users);
+  Block *block = scan->getBlock();
+  for (Operation *user : users) {
+    Operation *top = block->findAncestorOpInBlock(*user);
+    if (!top || top->hasTrait<OpTrait::IsTerminator>())
+      return user->emitOpError()
+             << "uses the result of gdn.chunk_scan; schedules that split "
+                "the scan over kernels need it consumed in its own block";
+    out.push_back({user, top});
+  }
+  return success();
+}
+
 LogicalResult ScanLowering::addKernel(
     StringRef suffix, GridZ z,
     function_ref<FailureOr<Value>(KernelBody &)> body) {
@@ -84,14 +106,10 @@ LogicalResult ScanLowering::addKernel(
     scan.getResult().replaceAllUsesWith(*result);
   } else {
     // This kernel does not produce the final state: drop its consumers.
-    SetVector<Operation *> users;
-    getForwardSlice(scan.getResult(), &users);
-    for (Operation *user : users)
-      if (user->hasTrait<OpTrait::IsTerminator>())
-        return user->emitOpError()
-               << "uses the result of gdn.chunk_scan; schedules that split "
-                  "the scan over kernels need it consumed in its own block";
-    for (Operation *user : llvm::reverse(users))
+    SmallVector<std::pair<Operation *, Operation *>> users;
+    if (failed(scanConsumers(scan, users)))
+      return failure();
+    for (auto [user, top] : llvm::reverse(users))
       user->erase();
   }
   scan.erase();
@@ -172,8 +190,9 @@ LogicalResult KernelBody::storeFinal(Value state) {
   // The ops after the scan that consume its result, with what they take
   // from other ops after the scan (the paged entry looks the last page up
   // there): cloned here in their order, the originals go with the scan.
-  SetVector<Operation *> users;
-  getForwardSlice(scan.getResult(), &users);
+  SmallVector<std::pair<Operation *, Operation *>> users;
+  if (failed(scanConsumers(scan, users)))
+    return failure();
   llvm::SmallPtrSet<Operation *, 16> needed;
   std::function<void(Operation *)> need = [&](Operation *op) {
     if (!needed.insert(op).second)
@@ -185,14 +204,8 @@ LogicalResult KernelBody::storeFinal(Value state) {
             need(def);
     });
   };
-  for (Operation *user : users) {
-    Operation *top = block->findAncestorOpInBlock(*user);
-    if (!top || top->hasTrait<OpTrait::IsTerminator>())
-      return user->emitOpError()
-             << "uses the result of gdn.chunk_scan; schedules that split "
-                "the scan over kernels need it consumed in its own block";
+  for (auto [user, top] : users)
     need(top);
-  }
   IRMapping map;
   map.map(scan.getResult(), state);
   for (Operation &op : llvm::make_range(std::next(scanOp->getIterator()),
