@@ -318,7 +318,15 @@ def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
       `gdn.tri_inverse` through the scratch area (the inverse solves one
       column per thread, with no barrier inside its loops);
     - `gdn.state_load` / `gdn.state_store` and `gdn.page_lookup`: plain
-      loads and stores;
+      loads and stores. With `bulk-checkpoints` (off by default), a state
+      store inside a loop (a paged checkpoint) goes to a shared-memory
+      buffer of its own instead, rows padded against bank conflicts, and
+      leaves by one `cp.async.bulk` a row, which no later `MEMBAR` (what
+      each proxy fence is in SASS) waits for; every thread waits for its
+      copies to have read the buffer before the next checkpoint writes it
+      and before the kernel returns. Measured on the H200 it made the paged
+      split-seq call 1% slower (bench/RESULTS.md, fourteenth session), so
+      it stays an experiment;
     - `gdn.matmul` with a `wgmma` result: `wgmma.mma_async` chains over K
       from shared-memory descriptors (bf16 k16 or tf32 k8), the mask and the
       decay applied to the accumulator registers.
@@ -333,7 +341,11 @@ def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"mmaPrecision", "mma-precision", "std::string", /*default=*/"\"tf32\"",
-           "tensor-core operand precision: tf32 (fp32 operands, k8) or bf16 (k16)">
+           "tensor-core operand precision: tf32 (fp32 operands, k8) or bf16 (k16)">,
+    Option<"bulkCheckpoints", "bulk-checkpoints", "bool", /*default=*/"false",
+           "state stores inside a loop (paged checkpoints) leave through "
+           "shared memory and cp.async.bulk instead of stores from registers "
+           "(off: 1% slower on the H200, bench/RESULTS.md)">
   ];
   let dependentDialects = ["::mlir::gdn_gpu::GDNGPUDialect",
                            "::mlir::arith::ArithDialect",

@@ -75,10 +75,12 @@ struct LowerTilesPass
         });
 
     auto result = getOperation().walk([&](gpu::GPUFuncOp kernel) {
-      SharedMemoryPlan plan(kernel, stagedElementBytes(precision));
+      SharedMemoryPlan plan(kernel, stagedElementBytes(precision),
+                            bulkCheckpoints);
       RewritePatternSet patterns(ctx);
       populateElementwiseOpToNVVMPatterns(converter, patterns);
       populateLoadStoreOpToNVVMPatterns(converter, patterns);
+      populateBulkStoreToNVVMPatterns(converter, patterns, plan);
       populateTilePrefetchToNVVMPatterns(converter, patterns);
       populateConvertLayoutOpToNVVMPatterns(converter, patterns, plan);
       populateRowOpToNVVMPatterns(converter, patterns);
@@ -89,6 +91,8 @@ struct LowerTilesPass
                                                            target);
       if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
         return WalkResult::interrupt();
+      if (plan.hasBulkStores())
+        emitBulkStoreDrain(kernel);
       kernel->setAttr("gdn.shared_bytes_per_block",
                       IntegerAttr::get(IntegerType::get(ctx, 64), plan.totalBytes()));
       return WalkResult::advance();
