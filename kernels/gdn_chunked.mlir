@@ -378,17 +378,21 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
          %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
          %m: !state):
-      %m1, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %m)
-          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, !state) -> (!state, !v_tile)
       // Checkpoint after a token that ends a page: sequence page e/ps - 1.
+      // Its page is looked up before the step's matmuls (the sequence's
+      // first page when there is no checkpoint, a page it always has), so
+      // that the lookup's dependent loads are in flight while they run.
       %t, %n, %e = func.call @paged_chunk_rows(%c, %p, %L, %t0)
           : (index, index, index, index) -> (index, index, index)
       %rem = arith.remui %e, %page_size : index
       %at_boundary = arith.cmpi eq, %rem, %c0 : index
+      %pn = arith.divui %e, %page_size : index
+      %pn1 = arith.subi %pn, %c1 : index
+      %pn_checkpoint = arith.select %at_boundary, %pn1, %c0 : index
+      %page = gdn.page_lookup %page_indices, %page_indptr[%b, %pn_checkpoint] : memref<?xi64>, memref<?xi64>
+      %m1, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %m)
+          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, !state) -> (!state, !v_tile)
       scf.if %at_boundary {
-        %pn = arith.divui %e, %page_size : index
-        %pn1 = arith.subi %pn, %c1 : index
-        %page = gdn.page_lookup %page_indices, %page_indptr[%b, %pn1] : memref<?xi64>, memref<?xi64>
         gdn.state_store %m1, %pool[%page, %hv, %v0] : !state, !pool_mem
       }
       gdn.yield %m1, %vn : !state, !v_tile

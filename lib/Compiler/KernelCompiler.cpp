@@ -89,7 +89,8 @@ Status CPUKernel::compile(const CompileOptions &options,
   for (auto func : impl->llvmModule->getOps<mlir::func::FuncOp>()) {
     for (llvm::StringRef mark :
          {"gdn.entry", "gdn.step", "gdn.grid_z", "gdn.schedule",
-          "gdn.segment_chunks", "gdn.specialized_from", "gdn.bound_args"})
+          "gdn.segment_chunks", "gdn.extra_chunk_in_segment_zero",
+          "gdn.specialized_from", "gdn.bound_args"})
       func->removeAttr(mark);
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       func.removeArgAttr(i, "gdn.workspace");

@@ -36,6 +36,8 @@ Status gdn::extractLaunchPlans(mlir::ModuleOp module,
       plan.schedule = sched.str();
     if (auto seg = func->getAttrOfType<mlir::IntegerAttr>("gdn.segment_chunks"))
       plan.segmentChunks = seg.getInt();
+    if (func->hasAttr("gdn.extra_chunk_in_segment_zero"))
+      plan.extraChunkInSegmentZero = true;
     if (auto from = func->getAttrOfType<mlir::StringAttr>("gdn.specialized_from"))
       plan.specializedFrom = from.str();
     if (auto bound = func->getAttrOfType<mlir::DenseI64ArrayAttr>("gdn.bound_args"))

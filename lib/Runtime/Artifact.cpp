@@ -133,6 +133,8 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
                     {"segment_chunks", plan.segmentChunks},
                     {"steps", steps},
                     {"workspaces", workspaces}};
+    if (plan.extraChunkInSegmentZero)
+      plans[entry]["extra_chunk_in_segment_zero"] = true;
     if (!plan.specializedFrom.empty())
       plans[entry]["specialized_from"] = plan.specializedFrom;
     if (!plan.boundArgs.empty())
@@ -256,6 +258,11 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
           w.tile.push_back(d.get<int64_t>());
         }
         plan.workspaces.push_back(w);
+      }
+      if (jp.contains("extra_chunk_in_segment_zero")) {
+        if (!jp["extra_chunk_in_segment_zero"].is_boolean())
+          return bad(what + "has an extra_chunk_in_segment_zero that is not a boolean");
+        plan.extraChunkInSegmentZero = jp["extra_chunk_in_segment_zero"].get<bool>();
       }
       if (jp.contains("specialized_from") &&
           !getStr(jp, "specialized_from", plan.specializedFrom))

@@ -80,8 +80,17 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
   if (plan.segmentChunks < 1)
     return Status::error("the launch plan's segment size is not positive");
   chunkSlots = std::max<int64_t>(chunkSlots, 1);
-  const int64_t segments =
-      (chunkSlots + plan.segmentChunks - 1) / plan.segmentChunks;
+  // The slot past ceil(tokens / 64) holds at most a paged call's chunk that
+  // starts before its first new token. Where the kernels give a program's
+  // chunk past a multiple of the segment length to segment 0
+  // (SplitSeqSchedule.cpp), segments cover the other slots: a segment for
+  // that one chunk would run in a second wave. (One-chunk segments have no
+  // such chunk: every chunk count is a multiple of 1.)
+  const int64_t segmentSlots =
+      plan.extraChunkInSegmentZero && plan.segmentChunks > 1 ? chunkSlots - 1
+                                                             : chunkSlots;
+  const int64_t segments = std::max<int64_t>(
+      (segmentSlots + plan.segmentChunks - 1) / plan.segmentChunks, 1);
   auto extent = [&](SlotAxis axis) {
     return axis == SlotAxis::One      ? int64_t(1)
            : axis == SlotAxis::Chunks ? chunkSlots

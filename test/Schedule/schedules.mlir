@@ -145,12 +145,34 @@
 // LOAD:         gdn.matmul
 // LOAD:       scf.yield
 //
+// A program whose chunk count is one past a multiple of 16 gives that
+// chunk to segment 0: its range grows by one, the others move up by one
+// (planCall launches a segment fewer for kernels marked so).
 // LOAD-LABEL: func.func @scan__replay(
 // LOAD-SAME:  %[[X:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.workspace = "chunks"})
+// LOAD-SAME:  gdn.extra_chunk_in_segment_zero
 // LOAD:       scf.if
-// LOAD:       %[[FIRSTSLOT:.*]] = arith.subi %[[LO:[a-z0-9]+]], %c0
+// LOAD:       %[[S:.*]] = gdn.program_id 2
+// LOAD:       %[[N:.*]] = arith.subi %{{.*}}, %c0 : index
+// LOAD:       %[[REM:.*]] = arith.remui %[[N]], %c16 : index
+// LOAD:       %[[ONE_PAST:.*]] = arith.cmpi eq, %[[REM]], %c1 : index
+// LOAD:       %[[LONGER:.*]] = arith.cmpi ugt, %[[N]], %c16{{.*}} : index
+// LOAD:       %[[BOTH:.*]] = arith.andi %[[LONGER]], %[[ONE_PAST]] : i1
+// LOAD:       %[[EXTRA:.*]] = arith.select %[[BOTH]], %c1{{.*}}, %c0{{.*}} : index
+// LOAD:       %[[NOT0:.*]] = arith.cmpi ne, %[[S]], %c0{{.*}} : index
+// LOAD:       %[[SHIFT:.*]] = arith.select %[[NOT0]], %[[EXTRA]], %c0{{.*}} : index
+// LOAD:       %[[S16:.*]] = arith.muli %[[S]], %c16{{.*}} : index
+// LOAD:       %[[OFF:.*]] = arith.addi %[[S16]], %[[SHIFT]] : index
+// LOAD:       %[[FIRSTC:.*]] = arith.addi %c0, %[[OFF]] : index
+// LOAD:       %[[NEXTS:.*]] = arith.addi %[[S]], %c1{{.*}} : index
+// LOAD:       %[[NEXT16:.*]] = arith.muli %[[NEXTS]], %c16{{.*}} : index
+// LOAD:       %[[BOUNDOFF:.*]] = arith.addi %[[NEXT16]], %[[EXTRA]] : index
+// LOAD:       %[[BOUND:.*]] = arith.addi %c0, %[[BOUNDOFF]] : index
+// LOAD:       arith.minui %[[BOUND]], %{{.*}} : index
+// LOAD:       scf.if
+// LOAD:       %[[FIRSTSLOT:.*]] = arith.subi %[[FIRSTC]], %c0
 // LOAD:       %[[FIRST:.*]] = gdn.tile_load %[[X]][%{{.*}}, %{{.*}}, %[[FIRSTSLOT]], %{{.*}}, %{{.*}}]
-// LOAD:       scf.for %[[C:[a-z0-9]+]] = %[[LO]] to %[[END:[a-z0-9]+]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[CUR:.*]] = %[[FIRST]]) -> (tensor<64x64xf32>, tensor<64x64xbf16>)
+// LOAD:       scf.for %[[C:[a-z0-9]+]] = %[[FIRSTC]] to %[[END:[a-z0-9]+]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[CUR:.*]] = %[[FIRST]]) -> (tensor<64x64xf32>, tensor<64x64xbf16>)
 // LOAD:         %[[AFTER:.*]] = arith.addi %[[C]], %c1
 // LOAD:         %[[LAST:.*]] = arith.subi %[[END]], %c1
 // LOAD:         %[[NEXT:.*]] = arith.minui %[[AFTER]], %[[LAST]]

@@ -1,5 +1,6 @@
 // Flag-bound entries (gdn-specialize-entries): which entry a call runs,
-// and the bound arguments' trip through an artifact's manifest.
+// and the bound arguments' trip through an artifact's manifest; split-seq's
+// segment count.
 
 #include "gdn/Runtime/Artifact.h"
 #include "gdn/Runtime/LaunchPlan.h"
@@ -87,4 +88,78 @@ TEST(ArtifactManifest, KeepsBoundArguments) {
   EXPECT_EQ(back.plans["gdn_paged_s1"].boundArgs,
             (std::vector<int64_t>{1, 1, 2, 0, 3, 1}));
   EXPECT_EQ(back.entryFor("gdn_paged", call(1, false, true)), "gdn_paged_s1");
+}
+
+namespace {
+/// split-seq's two kernels over segments, with `segment` chunks each.
+LaunchPlan splitSeqPlan(int64_t segment, bool extraInSegmentZero = true) {
+  LaunchPlan plan;
+  plan.schedule = "split-seq";
+  plan.segmentChunks = segment;
+  plan.extraChunkInSegmentZero = extraInSegmentZero;
+  plan.steps = {{"k__transition", SlotAxis::Segments},
+                {"k__replay", SlotAxis::Segments}};
+  plan.workspaces = {{DType::F32, {}, SlotAxis::Segments},
+                     {DType::BF16, {64, 128}, SlotAxis::Chunks}};
+  return plan;
+}
+
+int64_t segmentsFor(int64_t segment, int64_t chunkSlots,
+                    bool extraInSegmentZero = true) {
+  std::vector<PlannedLaunch> launches;
+  std::vector<KernelArg> workspaces;
+  EXPECT_TRUE(planCall(splitSeqPlan(segment, extraInSegmentZero),
+                       Grid{32, 1, 1}, chunkSlots, launches, workspaces)
+                  .ok());
+  EXPECT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0].grid.z, launches[1].grid.z);
+  EXPECT_EQ(workspaces.size(), 2u);
+  EXPECT_EQ(workspaces[0].shape[2], launches[0].grid.z); // a slot a segment
+  EXPECT_EQ(workspaces[1].shape[2], chunkSlots);
+  return launches[0].grid.z;
+}
+} // namespace
+
+// Segments cover the chunk slots but the last (ceil(tokens / 64) + 1 of
+// them): a program's chunk past a multiple of the segment length runs in
+// segment 0 (SplitSeqSchedule.cpp), not in a segment of its own.
+TEST(PlanCall, SegmentsLeaveTheAlignmentSlotToSegmentZero) {
+  EXPECT_EQ(segmentsFor(16, 65), 4);  // 1 x 4096: 4 x 32 blocks, one wave
+  EXPECT_EQ(segmentsFor(64, 257), 4); // 1 x 16384
+  EXPECT_EQ(segmentsFor(16, 66), 5);  // 65 chunks of new tokens need 5
+  EXPECT_EQ(segmentsFor(7, 8), 1);
+  EXPECT_EQ(segmentsFor(16, 1), 1);   // no chunks: one segment still
+  EXPECT_EQ(segmentsFor(16, 2), 1);
+  // One-chunk segments: one per slot.
+  EXPECT_EQ(segmentsFor(1, 8), 8);
+  EXPECT_EQ(segmentsFor(1, 1), 1);
+}
+
+// Artifacts built before the kernels took the extra chunk in segment 0
+// say nothing of it and get a segment for every slot.
+TEST(PlanCall, OlderArtifactsGetASegmentForTheLastSlot) {
+  EXPECT_EQ(segmentsFor(16, 65, false), 5);
+  EXPECT_EQ(segmentsFor(64, 257, false), 5);
+  EXPECT_EQ(segmentsFor(7, 8, false), 2);
+}
+
+TEST(ArtifactManifest, KeepsTheSegmentZeroMark) {
+  Artifact a;
+  a.ptx = "// ptx";
+  a.kernels["k__transition"] = KernelInfo{};
+  a.kernels["k__replay"] = KernelInfo{};
+  a.plans["k"] = splitSeqPlan(16);
+  a.plans["old"] = splitSeqPlan(16, false);
+  const std::string dir =
+      (std::filesystem::temp_directory_path() /
+       ("gdn-segment-zero-test-" + std::to_string(::getpid())))
+          .string();
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(writeArtifact(dir, a).ok());
+  Artifact back;
+  Status s = readArtifact(dir, back);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_TRUE(back.plans.at("k").extraChunkInSegmentZero);
+  EXPECT_FALSE(back.plans.at("old").extraChunkInSegmentZero);
 }

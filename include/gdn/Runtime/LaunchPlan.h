@@ -40,6 +40,11 @@ struct WorkspaceSpec {
 struct LaunchPlan {
   std::string schedule = "fused";
   int64_t segmentChunks = 1;
+  /// The kernels give a program's chunk past a multiple of segmentChunks
+  /// to segment 0 (split-seq since the fourteenth session), so planCall
+  /// launches a segment fewer when the last chunk slot would start one.
+  /// Artifacts from before say nothing and get a segment for it.
+  bool extraChunkInSegmentZero = false;
   std::vector<LaunchStep> steps;
   std::vector<WorkspaceSpec> workspaces;
   /// A flag-bound copy of an entry (gdn-specialize-entries): the entry it

@@ -94,6 +94,8 @@ LogicalResult ScanLowering::addKernel(
       llvm::any_of(workspaces,
                    [](const Workspace &w) { return w.slots == GridZ::Segments; }))
     kernel->setAttr("gdn.segment_chunks", b.getI64IntegerAttr(opts.segmentChunks));
+  if (extraChunkInSegmentZero)
+    kernel->setAttr("gdn.extra_chunk_in_segment_zero", b.getUnitAttr());
 
   ChunkScanOp scan;
   kernel.walk([&](ChunkScanOp op) { scan = op; });

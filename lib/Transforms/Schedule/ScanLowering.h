@@ -111,6 +111,12 @@ public:
   /// stored as `storage` elements. Declare all before adding kernels.
   unsigned addWorkspace(Type tile, Type storage, GridZ slots);
 
+  /// Marks the kernels added from now on as giving a program's chunk past
+  /// a multiple of the segment length to segment 0
+  /// (`gdn.extra_chunk_in_segment_zero`): the launch then counts segments
+  /// without it (planCall).
+  void setExtraChunkInSegmentZero() { extraChunkInSegmentZero = true; }
+
   /// Adds kernel `<entry>__<suffix>` (or `<entry>` when `suffix` is empty),
   /// launched after the ones added before. `body` replaces the scan and
   /// returns the final state, or a null value when this kernel does not
@@ -135,6 +141,7 @@ private:
   SmallVector<Workspace> workspaces;
   unsigned firstWorkspaceArg;
   int64_t nextStep = 0;
+  bool extraChunkInSegmentZero = false;
   Operation *insertAfter;
 };
 

@@ -1,7 +1,8 @@
 //===- SplitSeqSchedule.cpp - segments in parallel, then replayed ---------===//
 //
 // For few long sequences (B * HV small against the SMs): a program's chunks
-// are cut into segments of `segment-chunks` chunks.
+// are cut into segments of `segment-chunks` chunks (segment 0 takes one
+// more when the count is one past a multiple of that).
 //   1. transition (parallel over segments): each segment's effect on the
 //      state, M_end = a M_start + M_start B + R, composed from the chunks'
 //      `transition` stage;
@@ -75,20 +76,48 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
           t, vector ? f32 : lowering.intermediateType(), GridZ::Chunks));
     }
   }
+  lowering.setExtraChunkInSegmentZero(); // forThisSegment below
   // Slot of chunk `c` in a chunk workspace: its index in the program.
   auto chunkSlot = [](KernelBody &k, Value c) {
     return arith::SubIOp::create(k.builder(), k.loc(), c, k.lower());
   };
 
   // Chunks [first, end) of segment `program_id(2)`, when it has any.
+  // Segments are `segment` chunks long, except that a program with one
+  // chunk more than a multiple of that (a paged call whose first chunk
+  // starts before its first new token) gives the extra chunk to segment 0:
+  // a segment of its own would be launched after one wave of blocks and
+  // would finish a segment's time late. planCall launches
+  // ceil((chunk slots - 1) / segment) segments accordingly.
   auto forThisSegment = [&](KernelBody &k,
                             function_ref<void(Value, Value, Value)> fn) {
     OpBuilder &b = k.builder();
     Location loc = k.loc();
     Value s = k.programId(2);
-    Value offset = arith::MulIOp::create(b, loc, s, k.index(segment));
+    Value chunks = arith::SubIOp::create(
+        b, loc, arith::MaxUIOp::create(b, loc, k.upper(), k.lower()), k.lower());
+    Value longer = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, chunks,
+                              k.index(segment)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              arith::RemUIOp::create(b, loc, chunks, k.index(segment)),
+                              k.index(1)));
+    Value extra = arith::SelectOp::create(b, loc, longer, k.index(1), k.index(0));
+    Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, s,
+                                           k.index(0));
+    Value shift = arith::SelectOp::create(b, loc, notFirst, extra, k.index(0));
+    Value offset = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, s, k.index(segment)), shift);
     Value first = arith::AddIOp::create(b, loc, k.lower(), offset);
-    Value bound = arith::AddIOp::create(b, loc, first, k.index(segment));
+    Value bound = arith::AddIOp::create(
+        b, loc, k.lower(),
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(
+                b, loc, arith::AddIOp::create(b, loc, s, k.index(1)),
+                k.index(segment)),
+            extra));
     Value end = arith::MinUIOp::create(b, loc, bound, k.upper());
     Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                       first, end);
