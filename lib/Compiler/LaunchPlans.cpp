@@ -38,6 +38,8 @@ Status gdn::extractLaunchPlans(mlir::ModuleOp module,
       plan.segmentChunks = seg.getInt();
     if (func->hasAttr("gdn.extra_chunk_in_segment_zero"))
       plan.extraChunkInSegmentZero = true;
+    if (auto first = func->getAttrOfType<mlir::IntegerAttr>("gdn.first_segment_chunks"))
+      plan.firstSegmentChunks = first.getInt();
     if (auto from = func->getAttrOfType<mlir::StringAttr>("gdn.specialized_from"))
       plan.specializedFrom = from.str();
     if (auto bound = func->getAttrOfType<mlir::DenseI64ArrayAttr>("gdn.bound_args"))

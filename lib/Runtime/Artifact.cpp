@@ -135,6 +135,8 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
                     {"workspaces", workspaces}};
     if (plan.extraChunkInSegmentZero)
       plans[entry]["extra_chunk_in_segment_zero"] = true;
+    if (plan.firstSegmentChunks)
+      plans[entry]["first_segment_chunks"] = plan.firstSegmentChunks;
     if (!plan.specializedFrom.empty())
       plans[entry]["specialized_from"] = plan.specializedFrom;
     if (!plan.boundArgs.empty())
@@ -264,6 +266,10 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
           return bad(what + "has an extra_chunk_in_segment_zero that is not a boolean");
         plan.extraChunkInSegmentZero = jp["extra_chunk_in_segment_zero"].get<bool>();
       }
+      if (jp.contains("first_segment_chunks") &&
+          (!getInt(jp, "first_segment_chunks", plan.firstSegmentChunks) ||
+           plan.firstSegmentChunks < 1))
+        return bad(what + "has a first_segment_chunks that is not a positive integer");
       if (jp.contains("specialized_from") &&
           !getStr(jp, "specialized_from", plan.specializedFrom))
         return bad(what + "has a malformed specialized_from");

@@ -89,8 +89,17 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
   const int64_t segmentSlots =
       plan.extraChunkInSegmentZero && plan.segmentChunks > 1 ? chunkSlots - 1
                                                              : chunkSlots;
-  const int64_t segments = std::max<int64_t>(
-      (segmentSlots + plan.segmentChunks - 1) / plan.segmentChunks, 1);
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  if (plan.firstSegmentChunks < 0)
+    return Status::error("the launch plan's first segment size is negative");
+  // A first segment of its own length (split-seq first-segment-chunks=N),
+  // then segments of segmentChunks.
+  const int64_t segments =
+      plan.firstSegmentChunks
+          ? 1 + ceilDiv(std::max<int64_t>(
+                            segmentSlots - plan.firstSegmentChunks, 0),
+                        plan.segmentChunks)
+          : std::max<int64_t>(ceilDiv(segmentSlots, plan.segmentChunks), 1);
   auto extent = [&](SlotAxis axis) {
     return axis == SlotAxis::One      ? int64_t(1)
            : axis == SlotAxis::Chunks ? chunkSlots

@@ -66,6 +66,21 @@ TEST(PickEntry, DescribesTheBoundFlagsByName) {
   EXPECT_EQ(describeBoundArgs(LaunchPlan::single("x"), call(0, true, true)), "");
 }
 
+namespace {
+/// `a` written as an artifact to a fresh directory and read back.
+Status roundTrip(const Artifact &a, Artifact &back, const std::string &tag) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() /
+       ("gdn-" + tag + "-test-" + std::to_string(::getpid())))
+          .string();
+  std::filesystem::create_directories(dir);
+  Status written = writeArtifact(dir, a);
+  Status s = written.ok() ? readArtifact(dir, back) : written;
+  std::filesystem::remove_all(dir);
+  return s;
+}
+} // namespace
+
 TEST(ArtifactManifest, KeepsBoundArguments) {
   Artifact a;
   a.ptx = "// ptx";
@@ -73,15 +88,8 @@ TEST(ArtifactManifest, KeepsBoundArguments) {
   LaunchPlan plan = boundPlan({1, 1, 2, 0, 3, 1});
   plan.steps = {{"gdn_paged_s1", SlotAxis::One}};
   a.plans["gdn_paged_s1"] = plan;
-  const std::string dir =
-      (std::filesystem::temp_directory_path() /
-       ("gdn-launchplan-test-" + std::to_string(::getpid())))
-          .string();
-  std::filesystem::create_directories(dir);
-  ASSERT_TRUE(writeArtifact(dir, a).ok());
   Artifact back;
-  Status s = readArtifact(dir, back);
-  std::filesystem::remove_all(dir);
+  Status s = roundTrip(a, back, "launchplan");
   ASSERT_TRUE(s.ok()) << s.message;
   ASSERT_EQ(back.plans.count("gdn_paged_s1"), 1u);
   EXPECT_EQ(back.plans["gdn_paged_s1"].specializedFrom, "gdn_paged");
@@ -92,11 +100,14 @@ TEST(ArtifactManifest, KeepsBoundArguments) {
 
 namespace {
 /// split-seq's two kernels over segments, with `segment` chunks each.
-LaunchPlan splitSeqPlan(int64_t segment, bool extraInSegmentZero = true) {
+/// `firstSegment` > 0: segment 0 has that many (first-segment=run).
+LaunchPlan splitSeqPlan(int64_t segment, bool extraInSegmentZero = true,
+                        int64_t firstSegment = 0) {
   LaunchPlan plan;
   plan.schedule = "split-seq";
   plan.segmentChunks = segment;
   plan.extraChunkInSegmentZero = extraInSegmentZero;
+  plan.firstSegmentChunks = firstSegment;
   plan.steps = {{"k__transition", SlotAxis::Segments},
                 {"k__replay", SlotAxis::Segments}};
   plan.workspaces = {{DType::F32, {}, SlotAxis::Segments},
@@ -105,10 +116,10 @@ LaunchPlan splitSeqPlan(int64_t segment, bool extraInSegmentZero = true) {
 }
 
 int64_t segmentsFor(int64_t segment, int64_t chunkSlots,
-                    bool extraInSegmentZero = true) {
+                    bool extraInSegmentZero = true, int64_t firstSegment = 0) {
   std::vector<PlannedLaunch> launches;
   std::vector<KernelArg> workspaces;
-  EXPECT_TRUE(planCall(splitSeqPlan(segment, extraInSegmentZero),
+  EXPECT_TRUE(planCall(splitSeqPlan(segment, extraInSegmentZero, firstSegment),
                        Grid{32, 1, 1}, chunkSlots, launches, workspaces)
                   .ok());
   EXPECT_EQ(launches.size(), 2u);
@@ -143,6 +154,34 @@ TEST(PlanCall, OlderArtifactsGetASegmentForTheLastSlot) {
   EXPECT_EQ(segmentsFor(7, 8, false), 2);
 }
 
+// first-segment=run first-segment-chunks=N: segment 0 has N chunks, the
+// others segment-chunks; every slot is covered (no extra-chunk mark).
+TEST(PlanCall, FirstSegmentOfItsOwnLength) {
+  EXPECT_EQ(segmentsFor(14, 65, false, 13), 5);  // 1 x 4096: 13 + 3 x 14 + 10
+  EXPECT_EQ(segmentsFor(58, 257, false, 50), 5); // 1 x 16384: 50 + 3 x 58 + 33
+  EXPECT_EQ(segmentsFor(14, 13, false, 13), 1);  // all in segment 0
+  EXPECT_EQ(segmentsFor(14, 14, false, 13), 2);
+  EXPECT_EQ(segmentsFor(14, 27, false, 13), 2);
+  EXPECT_EQ(segmentsFor(14, 28, false, 13), 3);
+  EXPECT_EQ(segmentsFor(2, 1, false, 3), 1);     // no chunks
+  EXPECT_EQ(segmentsFor(2, 10, false, 3), 5);    // 3 + 2 + 2 + 2 + 1
+}
+
+TEST(ArtifactManifest, KeepsTheFirstSegmentLength) {
+  Artifact a;
+  a.ptx = "// ptx";
+  a.kernels["k__transition"] = KernelInfo{};
+  a.kernels["k__replay"] = KernelInfo{};
+  a.plans["k"] = splitSeqPlan(14, false, 13);
+  a.plans["old"] = splitSeqPlan(16);
+  Artifact back;
+  Status s = roundTrip(a, back, "first-segment");
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(back.plans.at("k").firstSegmentChunks, 13);
+  EXPECT_EQ(back.plans.at("k").segmentChunks, 14);
+  EXPECT_EQ(back.plans.at("old").firstSegmentChunks, 0);
+}
+
 TEST(ArtifactManifest, KeepsTheSegmentZeroMark) {
   Artifact a;
   a.ptx = "// ptx";
@@ -150,15 +189,8 @@ TEST(ArtifactManifest, KeepsTheSegmentZeroMark) {
   a.kernels["k__replay"] = KernelInfo{};
   a.plans["k"] = splitSeqPlan(16);
   a.plans["old"] = splitSeqPlan(16, false);
-  const std::string dir =
-      (std::filesystem::temp_directory_path() /
-       ("gdn-segment-zero-test-" + std::to_string(::getpid())))
-          .string();
-  std::filesystem::create_directories(dir);
-  ASSERT_TRUE(writeArtifact(dir, a).ok());
   Artifact back;
-  Status s = readArtifact(dir, back);
-  std::filesystem::remove_all(dir);
+  Status s = roundTrip(a, back, "segment-zero");
   ASSERT_TRUE(s.ok()) << s.message;
   EXPECT_TRUE(back.plans.at("k").extraChunkInSegmentZero);
   EXPECT_FALSE(back.plans.at("old").extraChunkInSegmentZero);

@@ -45,6 +45,9 @@ struct LaunchPlan {
   /// launches a segment fewer when the last chunk slot would start one.
   /// Artifacts from before say nothing and get a segment for it.
   bool extraChunkInSegmentZero = false;
+  /// Segment 0's chunks where they differ from segmentChunks (split-seq
+  /// first-segment=run first-segment-chunks=N); 0: the same.
+  int64_t firstSegmentChunks = 0;
   std::vector<LaunchStep> steps;
   std::vector<WorkspaceSpec> workspaces;
   /// A flag-bound copy of an entry (gdn-specialize-entries): the entry it

@@ -29,6 +29,17 @@ struct ScheduleOptions {
   // runs the prepare stage again; "load" reads what transition stored (in
   // `intermediates`, vectors always f32).
   std::string replay = "recompute";
+  // split-seq: what segment 0 does in the transition kernel. "map" composes
+  // its map like every segment; "run" runs its chunks there (outputs,
+  // checkpoints) from the initial state and hands replay the state it ends
+  // with, so replay skips segment 0 and the program's last segment needs no
+  // map.
+  std::string firstSegment = "map";
+  // split-seq first-segment=run: segment 0's chunks (0: segmentChunks).
+  // Segment 0's chunks take longer in transition than a map's, and the
+  // program's last segment, which with replay=load then prepares its own
+  // values in replay, is best shorter: the lengths balance the two kernels.
+  int64_t firstSegmentChunks = 0;
   // Every kind: state rows per program (a V-split). 0 keeps a value head's
   // whole V in one program; 64 gives each head V / 64 programs. The driver
   // specialises the kernel's V tiles to it (see docs/Schedules.md).

@@ -96,6 +96,9 @@ LogicalResult ScanLowering::addKernel(
     kernel->setAttr("gdn.segment_chunks", b.getI64IntegerAttr(opts.segmentChunks));
   if (extraChunkInSegmentZero)
     kernel->setAttr("gdn.extra_chunk_in_segment_zero", b.getUnitAttr());
+  if (firstSegmentChunks)
+    kernel->setAttr("gdn.first_segment_chunks",
+                    b.getI64IntegerAttr(firstSegmentChunks));
 
   ChunkScanOp scan;
   kernel.walk([&](ChunkScanOp op) { scan = op; });

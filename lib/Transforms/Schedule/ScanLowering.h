@@ -116,6 +116,10 @@ public:
   /// (`gdn.extra_chunk_in_segment_zero`): the launch then counts segments
   /// without it (planCall).
   void setExtraChunkInSegmentZero() { extraChunkInSegmentZero = true; }
+  /// Marks the kernels added from now on as having a segment 0 of
+  /// `chunks` chunks (`gdn.first_segment_chunks`), the others
+  /// `segment-chunks` long (planCall counts segments accordingly).
+  void setFirstSegmentChunks(int64_t chunks) { firstSegmentChunks = chunks; }
 
   /// Adds kernel `<entry>__<suffix>` (or `<entry>` when `suffix` is empty),
   /// launched after the ones added before. `body` replaces the scan and
@@ -142,6 +146,7 @@ private:
   unsigned firstWorkspaceArg;
   int64_t nextStep = 0;
   bool extraChunkInSegmentZero = false;
+  int64_t firstSegmentChunks = 0;
   Operation *insertAfter;
 };
 

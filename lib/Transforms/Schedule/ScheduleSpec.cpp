@@ -34,6 +34,10 @@ std::string ScheduleOptions::str() const {
     s += " segment-chunks=" + std::to_string(segmentChunks);
     if (replay != "recompute")
       s += " replay=" + replay + " intermediates=" + intermediates;
+    if (firstSegment != "map")
+      s += " first-segment=" + firstSegment;
+    if (firstSegmentChunks)
+      s += " first-segment-chunks=" + std::to_string(firstSegmentChunks);
   }
   else if (kind != "fused")
     s += " intermediates=" + intermediates;
@@ -91,12 +95,25 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
           return fail("segment-chunks=" + value +
                       " (expected an integer in 1..4096)");
         o.segmentChunks = n;
+      } else if (key == "first-segment-chunks") {
+        char *end = nullptr;
+        long long n = std::strtoll(value.c_str(), &end, 10);
+        if (value.empty() || *end || n < 1 || n > 4096)
+          return fail("first-segment-chunks=" + value +
+                      " (expected an integer in 1..4096)");
+        o.firstSegmentChunks = n;
       } else if (key == "replay") {
         if (value != "recompute" && value != "load")
           return fail("replay=" + value +
                       " (expected recompute or load: how split-seq's replay "
                       "gets each chunk's prepared values)");
         o.replay = value;
+      } else if (key == "first-segment") {
+        if (value != "map" && value != "run")
+          return fail("first-segment=" + value +
+                      " (expected map or run: whether split-seq's segment 0 "
+                      "composes its map or runs its chunks in transition)");
+        o.firstSegment = value;
       } else if (key == "v-block") {
         if (value != "64" && value != "128")
           return fail("v-block=" + value + " (expected 64 or 128: state rows "
@@ -105,7 +122,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
       } else {
         return fail("unknown key '" + key +
                     "' (known: intermediates, output, segment-chunks, "
-                    "replay, v-block)");
+                    "replay, first-segment, first-segment-chunks, v-block)");
       }
     }
   }
@@ -118,11 +135,16 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                     (key == "intermediates" || key == "output")) ||
                    (o.kind == "split-seq" &&
                     (key == "segment-chunks" || key == "replay" ||
+                     key == "first-segment" ||
+                     (key == "first-segment-chunks" &&
+                      o.firstSegment == "run") ||
                      (key == "intermediates" && o.replay == "load")));
     if (!applies)
       return fail(key + "= does not apply to kind '" + o.kind + "'" +
                   (key == "intermediates" && o.kind == "split-seq"
                        ? " without replay=load"
+                   : key == "first-segment-chunks" && o.kind == "split-seq"
+                       ? " without first-segment=run"
                        : ""));
   }
   out = o;
@@ -176,7 +198,7 @@ std::string mlir::gdn::scheduleHelp() {
     s += std::string("\n  ") + n.name + ": " + n.summary;
   s += "\nKinds a schedule file may use: " + schedule::kindList() +
        "; keys: output=separate|with-state (staged), segment-chunks=N and "
-       "replay=recompute|load (split-seq), intermediates=f32|bf16 (staged, "
+       "replay=recompute|load, first-segment=map|run and first-segment-chunks=N (split-seq), intermediates=f32|bf16 (staged, "
        "split-seq replay=load), v-block=64|128 (any kind: state rows per "
        "program). A schedule text may also be given inline, e.g. "
        "\"fused v-block=64\"";

@@ -16,6 +16,12 @@
 // With `replay=load`, transition also stores the prepared values it reads
 // (tiles as `intermediates`, vectors as f32) and replay loads them instead
 // of computing them again (the WY factors are most of a chunk's latency).
+// With `first-segment=run`, transition's segment-0 block runs its chunks
+// (outputs, checkpoints) instead of composing their map and leaves the state
+// it ends with for replay, which skips segment 0; the program's last segment
+// gets no map (nothing reads it), and with replay=load prepares its chunks
+// in replay. `first-segment-chunks` sets segment 0's length apart from the
+// others' so that the kernels balance (H200: bench/RESULTS.md).
 // Composition: (a1, B1, R1) then (a2, B2, R2) is
 //   a = a1 a2,  B = a2 B1 + a1 B2 + B1 B2,  R = a2 R1 + R1 B2 + R2,
 // unless the transition stage folds (takes the map so far and composes it
@@ -76,19 +82,34 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
           t, vector ? f32 : lowering.intermediateType(), GridZ::Chunks));
     }
   }
-  lowering.setExtraChunkInSegmentZero(); // forThisSegment below
+  // first-segment=run: segment 0 runs its chunks in transition (outputs,
+  // checkpoints) and leaves the state it ends with in initWs, which replay's
+  // later segments start from; replay skips segment 0. The program's last
+  // segment needs no map: transition skips it, and with replay=load replay
+  // prepares its chunks itself (a segment's slot in transition is worth
+  // more than the prepared values it would store).
+  const bool runFirst = lowering.options().firstSegment == "run";
+  const int64_t firstSegment =
+      runFirst && lowering.options().firstSegmentChunks
+          ? lowering.options().firstSegmentChunks
+          : segment;
+  if (runFirst)
+    lowering.setFirstSegmentChunks(firstSegment);
+  else
+    lowering.setExtraChunkInSegmentZero(); // forThisSegment below
   // Slot of chunk `c` in a chunk workspace: its index in the program.
   auto chunkSlot = [](KernelBody &k, Value c) {
     return arith::SubIOp::create(k.builder(), k.loc(), c, k.lower());
   };
 
   // Chunks [first, end) of segment `program_id(2)`, when it has any.
-  // Segments are `segment` chunks long, except that a program with one
-  // chunk more than a multiple of that (a paged call whose first chunk
-  // starts before its first new token) gives the extra chunk to segment 0:
-  // a segment of its own would be launched after one wave of blocks and
-  // would finish a segment's time late. planCall launches
-  // ceil((chunk slots - 1) / segment) segments accordingly.
+  // Segments are `segment` chunks long, except segment 0, which is
+  // `segment + extra`. Under first-segment=run extra is
+  // first-segment-chunks - segment. Otherwise it is 1 for a program with
+  // one chunk more than a multiple of `segment` (a paged call whose first
+  // chunk starts before its first new token) and 0 else: a segment of its
+  // own for that chunk would be launched after one wave of blocks and would
+  // finish a segment's time late. planCall launches segments accordingly.
   auto forThisSegment = [&](KernelBody &k,
                             function_ref<void(Value, Value, Value)> fn) {
     OpBuilder &b = k.builder();
@@ -103,7 +124,10 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                               arith::RemUIOp::create(b, loc, chunks, k.index(segment)),
                               k.index(1)));
-    Value extra = arith::SelectOp::create(b, loc, longer, k.index(1), k.index(0));
+    Value extra =
+        runFirst ? k.index(firstSegment - segment)
+                 : arith::SelectOp::create(b, loc, longer, k.index(1), k.index(0))
+                       .getResult();
     Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, s,
                                            k.index(0));
     Value shift = arith::SelectOp::create(b, loc, notFirst, extra, k.index(0));
@@ -125,56 +149,194 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
   };
 
   LogicalResult status = success();
+  // Chunks [first, end) run from `state` as the fused schedule runs them
+  // (prepare, step, emit); returns the state after them.
+  auto runChunks = [&](KernelBody &k, Value first, Value end, Value state) {
+    return k.forLoop(first, end, {state}, [&](Value c, ValueRange iters) {
+      SmallVector<Value> prepared = k.prepare(c);
+      SmallVector<Value> next = k.step(c, prepared, iters[0]);
+      k.emit(c, prepared, iters[0], ArrayRef<Value>(next).drop_front());
+      return SmallVector<Value>{next[0]};
+    })[0];
+  };
+  // Segment 0 under first-segment=run, from the initial state. The
+  // program's last segment stores the final state; otherwise the state
+  // goes to initWs for replay.
+  auto runSegment = [&](KernelBody &k, Value first, Value end) {
+    Value final = runChunks(k, first, end, k.init());
+    OpBuilder &b = k.builder();
+    Value last = arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::eq,
+                                       end, k.upper());
+    k.ifThen(last, [&] {
+      if (failed(k.storeFinal(final)))
+        status = failure();
+    });
+    Value notLast = arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::ne,
+                                          end, k.upper());
+    k.ifThen(notLast, [&] { k.store(initWs, k.index(0), final); });
+  };
+  // Chunk c's prepared values, with replay=load those replay reads stored.
+  auto prepareAndStore = [&](KernelBody &k, Value c) {
+    if (!replayLoads)
+      return k.prepare(c);
+    // Before the stage: the stores go up among its ops.
+    Value slot = chunkSlot(k, c);
+    SmallVector<Value> prepared = k.prepare(c);
+    // Each value is stored after the op of this chunk's body that yields it
+    // (still the prepare stage's call here; gdn-gpu-stage-operands-early
+    // moves the stores up to the values once the call is inlined).
+    for (auto [w, v] : llvm::zip(preparedWs, prepared)) {
+      if (!w)
+        continue;
+      OpBuilder::InsertionGuard guard(k.builder());
+      Operation *def = v.getDefiningOp();
+      if (def && def->getBlock() == k.builder().getInsertionBlock())
+        k.builder().setInsertionPointAfter(def);
+      k.store(*w, slot, v);
+    }
+    return prepared;
+  };
+  // The map (a, B, R) of segment s, stored in its slots.
+  auto composeMap = [&](KernelBody &k, Value s, Value first, Value end) {
+    SmallVector<Value> init{k.f32(1.0), k.zeros(kkType), k.zeros(stateType)};
+    SmallVector<Value> abr = k.forLoop(
+        first, end, init, [&](Value c, ValueRange acc) {
+          SmallVector<Value> prepared = prepareAndStore(k, c);
+          auto t = k.transition(c, prepared, acc);
+          if (failed(t)) {
+            status = failure();
+            return llvm::to_vector(acc);
+          }
+          if (scan.transitionFolds())
+            return *t;
+          Value a2 = (*t)[0], b2 = (*t)[1], r2 = (*t)[2];
+          Value a1 = acc[0], b1 = acc[1], r1 = acc[2];
+          OpBuilder &b = k.builder();
+          Value a = arith::MulFOp::create(b, k.loc(), a1, a2);
+          Value bNew = k.add(k.add(k.scale(b1, a2), k.scale(b2, a1)),
+                             k.matmul(b1, b2));
+          Value r = k.add(k.add(k.scale(r1, a2), k.matmul(r1, b2)), r2);
+          return SmallVector<Value>{a, bNew, r};
+        });
+    k.store(aWs, s, abr[0]);
+    k.store(bWs, s, abr[1]);
+    k.store(rWs, s, abr[2]);
+  };
   if (failed(lowering.addKernel(
           "transition", GridZ::Segments, [&](KernelBody &k) -> FailureOr<Value> {
             forThisSegment(k, [&](Value s, Value first, Value end) {
+              OpBuilder &b = k.builder();
               Value firstSegment = arith::CmpIOp::create(
-                  k.builder(), k.loc(), arith::CmpIPredicate::eq, s, k.index(0));
+                  b, k.loc(), arith::CmpIPredicate::eq, s, k.index(0));
+              if (runFirst) {
+                k.ifThen(firstSegment, [&] { runSegment(k, first, end); });
+                Value later = arith::CmpIOp::create(
+                    b, k.loc(), arith::CmpIPredicate::ne, s, k.index(0));
+                Value notLast = arith::CmpIOp::create(
+                    b, k.loc(), arith::CmpIPredicate::ne, end, k.upper());
+                k.ifThen(arith::AndIOp::create(b, k.loc(), later, notLast),
+                         [&] { composeMap(k, s, first, end); });
+                return;
+              }
               k.ifThen(firstSegment,
                        [&] { k.store(initWs, k.index(0), k.init()); });
-              SmallVector<Value> init{k.f32(1.0), k.zeros(kkType),
-                                      k.zeros(stateType)};
-              SmallVector<Value> abr = k.forLoop(
-                  first, end, init, [&](Value c, ValueRange acc) {
-                    Value slot = replayLoads ? chunkSlot(k, c) : Value();
-                    SmallVector<Value> prepared = k.prepare(c);
-                    // Each value is stored after the op of this chunk's
-                    // body that yields it (still the prepare stage's call
-                    // here; gdn-gpu-stage-operands-early moves the stores up
-                    // to the values once the call is inlined).
-                    for (auto [w, v] : llvm::zip(preparedWs, prepared)) {
-                      if (!w)
-                        continue;
-                      OpBuilder::InsertionGuard guard(k.builder());
-                      Operation *def = v.getDefiningOp();
-                      if (def && def->getBlock() == k.builder().getInsertionBlock())
-                        k.builder().setInsertionPointAfter(def);
-                      k.store(*w, slot, v);
-                    }
-                    auto t = k.transition(c, prepared, acc);
-                    if (failed(t)) {
-                      status = failure();
-                      return llvm::to_vector(acc);
-                    }
-                    if (scan.transitionFolds())
-                      return *t;
-                    Value a2 = (*t)[0], b2 = (*t)[1], r2 = (*t)[2];
-                    Value a1 = acc[0], b1 = acc[1], r1 = acc[2];
-                    OpBuilder &b = k.builder();
-                    Value a = arith::MulFOp::create(b, k.loc(), a1, a2);
-                    Value bNew = k.add(k.add(k.scale(b1, a2), k.scale(b2, a1)),
-                                       k.matmul(b1, b2));
-                    Value r = k.add(k.add(k.scale(r1, a2), k.matmul(r1, b2)), r2);
-                    return SmallVector<Value>{a, bNew, r};
-                  });
-              k.store(aWs, s, abr[0]);
-              k.store(bWs, s, abr[1]);
-              k.store(rWs, s, abr[2]);
+              composeMap(k, s, first, end);
             });
+            if (failed(status))
+              return failure();
             return Value();
           })) ||
       failed(status))
     return failure();
+
+  auto replaySegment = [&](KernelBody &k, Value s, Value first, Value end) {
+    OpBuilder &b = k.builder();
+    Location loc = k.loc();
+    // The state entering segment s: the maps of segments
+    // firstMap .. s-1 applied to the state in initWs (the program's
+    // initial state as transition copied it, or with
+    // first-segment=run the state segment 0 ended with). Segment
+    // j + 1's B is loaded during step j and carried (the product m B
+    // waits for its B; R is needed only after the product, a is a
+    // scalar); the last step loads its own B again. Slot firstMap
+    // exists: segment s >= firstMap does.
+    Value firstMap = k.index(runFirst ? 1 : 0);
+    Value lastMap = arith::SubIOp::create(b, loc, s, k.index(1));
+    SmallVector<Value> prefix = k.forLoop(
+        firstMap, s,
+        {k.load(initWs, k.index(0)), k.loadStored(bWs, firstMap)},
+        [&](Value j, ValueRange iters) {
+          Value m = iters[0], bMat = iters[1];
+          Value after = arith::AddIOp::create(b, loc, j, k.index(1));
+          Value bNext = k.loadStored(
+              bWs, arith::MinUIOp::create(b, loc, after, lastMap));
+          Value a = k.load(aWs, j), r = k.load(rWs, j);
+          Value next = k.add(
+              k.add(k.scale(m, a), k.matmul(m, k.widen(bWs, bMat))), r);
+          return SmallVector<Value>{next, bNext};
+        });
+    // Built where it is used (after the chunk loop where there is one).
+    auto isLast = [&] {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, end,
+                                   k.upper());
+    };
+    // The block of the program's last segment has the final state.
+    auto storeFinal = [&](Value final) {
+      if (failed(k.storeFinal(final)))
+        status = failure();
+    };
+    if (!replayLoads) {
+      Value final = runChunks(k, first, end, prefix[0]);
+      k.ifThen(isLast(), [&] { storeFinal(final); });
+      return;
+    }
+    // Under first-segment=run transition left the last segment's values
+    // unprepared: it runs its chunks as segment 0 did.
+    if (runFirst)
+      k.ifThen(isLast(),
+               [&] { storeFinal(runChunks(k, first, end, prefix[0])); });
+    // With replay=load, chunk c + 1's stored values are loaded at the
+    // top of chunk c and carried, so their latency hides behind c's
+    // work. The segment's last chunk loads itself again rather than
+    // the next segment's first (or a slot past the program's last).
+    auto loadedRun = [&] {
+      SmallVector<Value> init{prefix[0]};
+      for (std::optional<unsigned> w : preparedWs)
+        if (w)
+          init.push_back(k.loadStored(*w, chunkSlot(k, first)));
+      SmallVector<Value> final = k.forLoop(
+          first, end, init, [&](Value c, ValueRange iters) {
+            Value m = iters[0];
+            SmallVector<Value> fetched;
+            OpBuilder &b = k.builder();
+            Value after = arith::AddIOp::create(b, k.loc(), c, k.index(1));
+            Value last = arith::SubIOp::create(b, k.loc(), end, k.index(1));
+            Value next = arith::MinUIOp::create(b, k.loc(), after, last);
+            for (std::optional<unsigned> w : preparedWs)
+              if (w)
+                fetched.push_back(k.loadStored(*w, chunkSlot(k, next)));
+            SmallVector<Value> prepared = k.prepare(c);
+            unsigned carried = 1;
+            for (auto [w, v] : llvm::zip(preparedWs, prepared))
+              if (w)
+                v = k.widen(*w, iters[carried++]);
+            SmallVector<Value> stepped = k.step(c, prepared, m);
+            k.emit(c, prepared, m, ArrayRef<Value>(stepped).drop_front());
+            SmallVector<Value> yielded{stepped[0]};
+            llvm::append_range(yielded, fetched);
+            return yielded;
+          });
+      return final[0];
+    };
+    if (runFirst) {
+      Value notLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                            end, k.upper());
+      k.ifThen(notLast, [&] { loadedRun(); });
+      return;
+    }
+    Value final = loadedRun();
+    k.ifThen(isLast(), [&] { storeFinal(final); });
+  };
 
   return lowering.addKernel(
       "replay", GridZ::Segments, [&](KernelBody &k) -> FailureOr<Value> {
@@ -191,68 +353,13 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
             status = failure();
         });
         forThisSegment(k, [&](Value s, Value first, Value end) {
-          OpBuilder &b = k.builder();
-          Location loc = k.loc();
-          // The state entering segment s: the maps of segments 0 .. s-1
-          // applied to the program's initial state (as transition copied
-          // it: see initWs). Segment j + 1's B is
-          // loaded during step j and carried (the product m B waits for
-          // its B; R is needed only after the product, a is a scalar); the
-          // last step loads its own B again. Slot 0 always exists.
-          Value lastMap = arith::SubIOp::create(b, loc, s, k.index(1));
-          SmallVector<Value> prefix = k.forLoop(
-              k.index(0), s,
-              {k.load(initWs, k.index(0)), k.loadStored(bWs, k.index(0))},
-              [&](Value j, ValueRange iters) {
-                Value m = iters[0], bMat = iters[1];
-                Value after = arith::AddIOp::create(b, loc, j, k.index(1));
-                Value bNext = k.loadStored(
-                    bWs, arith::MinUIOp::create(b, loc, after, lastMap));
-                Value a = k.load(aWs, j), r = k.load(rWs, j);
-                Value next = k.add(
-                    k.add(k.scale(m, a), k.matmul(m, k.widen(bWs, bMat))), r);
-                return SmallVector<Value>{next, bNext};
-              });
-          // With replay=load, chunk c + 1's stored values are loaded at the
-          // top of chunk c and carried, so their latency hides behind c's
-          // work. The segment's last chunk loads itself again rather than
-          // the next segment's first (or a slot past the program's last).
-          SmallVector<Value> init{prefix[0]};
-          if (replayLoads)
-            for (std::optional<unsigned> w : preparedWs)
-              if (w)
-                init.push_back(k.loadStored(*w, chunkSlot(k, first)));
-          SmallVector<Value> final = k.forLoop(
-              first, end, init, [&](Value c, ValueRange iters) {
-            Value m = iters[0];
-            SmallVector<Value> fetched;
-            if (replayLoads) {
-              OpBuilder &b = k.builder();
-              Value after = arith::AddIOp::create(b, k.loc(), c, k.index(1));
-              Value last = arith::SubIOp::create(b, k.loc(), end, k.index(1));
-              Value next = arith::MinUIOp::create(b, k.loc(), after, last);
-              for (std::optional<unsigned> w : preparedWs)
-                if (w)
-                  fetched.push_back(k.loadStored(*w, chunkSlot(k, next)));
-            }
-            SmallVector<Value> prepared = k.prepare(c);
-            unsigned carried = 1;
-            for (auto [w, v] : llvm::zip(preparedWs, prepared))
-              if (w)
-                v = k.widen(*w, iters[carried++]);
-            SmallVector<Value> next = k.step(c, prepared, m);
-            k.emit(c, prepared, m, ArrayRef<Value>(next).drop_front());
-            SmallVector<Value> yielded{next[0]};
-            llvm::append_range(yielded, fetched);
-            return yielded;
-          });
-          // The block of the program's last segment has the final state.
-          Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                             end, k.upper());
-          k.ifThen(last, [&] {
-            if (failed(k.storeFinal(final[0])))
-              status = failure();
-          });
+          if (runFirst) // transition ran segment 0
+            k.ifThen(arith::CmpIOp::create(k.builder(), k.loc(),
+                                           arith::CmpIPredicate::ne, s,
+                                           k.index(0)),
+                     [&] { replaySegment(k, s, first, end); });
+          else
+            replaySegment(k, s, first, end);
         });
         if (failed(status))
           return failure();
