@@ -48,6 +48,27 @@ const std::vector<AutoCandidate> &run::autoCandidates() {
        "split-seq segment-chunks=64 replay=load intermediates=bf16", 64},
       {"split-seq-128",
        "split-seq segment-chunks=128 replay=load intermediates=bf16", 128},
+      // first-segment=run with lengths that balance the two kernels when
+      // 2 to 4 segments a program fill a wave (docs/Schedules.md): segment
+      // 0 about 7/8 of the others (its chunks are the slowest in
+      // transition); the last, preparing its own chunks in replay, is what
+      // remains. Lengths double from 1 x 4096 at HV=32 (13 / 14).
+      {"split-seq-run-14",
+       "split-seq segment-chunks=14 replay=load intermediates=bf16 "
+       "first-segment=run first-segment-chunks=13",
+       14, 13},
+      {"split-seq-run-29",
+       "split-seq segment-chunks=29 replay=load intermediates=bf16 "
+       "first-segment=run first-segment-chunks=25",
+       29, 25},
+      {"split-seq-run-58",
+       "split-seq segment-chunks=58 replay=load intermediates=bf16 "
+       "first-segment=run first-segment-chunks=50",
+       58, 50},
+      {"split-seq-run-116",
+       "split-seq segment-chunks=116 replay=load intermediates=bf16 "
+       "first-segment=run first-segment-chunks=101",
+       116, 101},
   };
   return candidates;
 }
@@ -83,6 +104,33 @@ static const AutoCandidate *oneWaveSplit(int64_t programs, int64_t chunks,
   return nullptr;
 }
 
+/// The first-segment=run candidate whose segments fill the `sms / programs`
+/// blocks a program of one wave (2 to 4 of them) exactly: each kernel works
+/// in all segments but one (replay's segment 0, transition's last), so a
+/// program has blocks for all but one of its segments. Segments are counted
+/// as planCall counts them, over the chunks and the paged prefix's slot.
+/// Null when none does, when more or fewer blocks a program fit, or for
+/// sequences shorter than two of split-seq's shortest segments (2048
+/// tokens).
+static const AutoCandidate *balancedRunFirst(int64_t programs,
+                                             int64_t longestTokens,
+                                             int64_t sms) {
+  const int64_t perProgram = sms / std::max<int64_t>(programs, 1);
+  if (perProgram < 2 || perProgram > 4 || longestTokens < 2 * 16 * 64)
+    return nullptr;
+  const int64_t chunks = (longestTokens + 63) / 64;
+  const int64_t slots = chunks + 1;
+  for (const AutoCandidate &c : autoCandidates()) {
+    if (!c.firstSegmentChunks || slots <= c.firstSegmentChunks)
+      continue;
+    int64_t segments =
+        1 + (slots - c.firstSegmentChunks + c.segmentChunks - 1) / c.segmentChunks;
+    if (segments - 1 == perProgram)
+      return &c;
+  }
+  return nullptr;
+}
+
 ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
   // split-seq's shortest segments are 16 chunks: with two or more per
   // sequence it multiplies the programs; below that it only adds kernels.
@@ -99,6 +147,17 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
   } else if (w.programs >= sms) {
     c.pick = candidate("fused");
     c.why = numbers + ": the programs fill the SMs";
+  } else if (const AutoCandidate *run = balancedRunFirst(w.programs, w.longestTokens, sms)) {
+    // H200, 2026-12-02 (bench/RESULTS.md), CUDA events against the
+    // branches below: 1 x 4096 at HV=32 pool 0.281 -> 0.279 ms, paged
+    // 0.315 -> 0.295; 1 x 16384 pool 1.023 -> 0.995, paged 1.137 -> 1.010.
+    c.pick = run;
+    c.why = numbers + ": segment 0 of " +
+            std::to_string(run->firstSegmentChunks) +
+            " chunks run in transition, then segments of " +
+            std::to_string(run->segmentChunks) + " fill the " +
+            std::to_string(sms / w.programs) +
+            " blocks a program of one wave";
   } else if (w.programs * 4 <= sms && w.longestTokens >= 2 * kSegmentTokens) {
     // Segments as short as one wave of blocks allows (programs x segments
     // <= SMs): shorter ones add a wave, and every segment adds a step to

@@ -32,23 +32,49 @@ const std::string kSeg16 = "split-seq segment-chunks=16 replay=load intermediate
 const std::string kSeg32 = "split-seq segment-chunks=32 replay=load intermediates=bf16";
 const std::string kSeg64 = "split-seq segment-chunks=64 replay=load intermediates=bf16";
 const std::string kSeg128 = "split-seq segment-chunks=128 replay=load intermediates=bf16";
+// first-segment=run: segment 0 in transition, its own length.
+std::string run(int64_t segment, int64_t first) {
+  return "split-seq segment-chunks=" + std::to_string(segment) +
+         " replay=load intermediates=bf16 first-segment=run "
+         "first-segment-chunks=" +
+         std::to_string(first);
+}
 } // namespace
 
 TEST(AutoSchedule, MeasuredBenchmarkShapes) {
   // HV = 32 (H = 16), K = V = 128; HV = 8 for the last one.
-  EXPECT_EQ(pick(32, 4096), kSeg16); // 1x4096
-  EXPECT_EQ(pick(32, 16384), kSeg64); // 1x16384
+  // 2 to 4 blocks a program in one wave: first-segment=run (2026-12-02).
+  EXPECT_EQ(pick(32, 4096), run(14, 13)); // 1x4096: 13 + 3 x 14 + 9
+  EXPECT_EQ(pick(32, 16384), run(58, 50)); // 1x16384: 50 + 3 x 58 + 32
   EXPECT_EQ(pick(256, 4096), "fused"); // 8 x 4096
-  EXPECT_EQ(pick(64, 16384), kSeg128); // 2 x 16384 (2026-12-01)
+  EXPECT_EQ(pick(64, 16384), run(116, 101)); // 2 x 16384: 101 + 116 + 39
   EXPECT_EQ(pick(8, 32768), kSeg32); // H=2 HV=8 1x32768
   EXPECT_EQ(pick(8, 65536), kSeg64); // H=2 HV=8 1x65536
+}
+
+TEST(AutoSchedule, RunFirstFillsTheBlocksAProgramHas) {
+  // 132 / programs blocks a program (2 to 4): the first-segment=run
+  // candidate whose segments but one fill them exactly; counted over the
+  // chunks and the paged prefix's slot, as planCall counts them.
+  EXPECT_EQ(pick(33, 4096), run(14, 13));  // 4 blocks a program
+  EXPECT_EQ(pick(33, 4097), run(14, 13));  // 66 slots: 13 + 4 x 14 still
+  EXPECT_EQ(pick(32, 8192), run(29, 25));  // 25 + 3 x 29 + 17
+  EXPECT_EQ(pick(64, 8192), run(58, 50));  // 2 blocks: 50 + 58 + 21
+  EXPECT_EQ(pick(64, 4096), run(29, 25));  // 25 + 29 + 11
+  EXPECT_EQ(pick(66, 16384), run(116, 101));
+  // Shorter than 32 chunks, or none fills them: the split-seq rule below.
+  EXPECT_EQ(pick(32, 2047), "fused v-block=64");
+  EXPECT_EQ(pick(34, 8200), kSeg64);       // 3 blocks a program
+  EXPECT_EQ(pick(32, 65536), kSeg64);
+  EXPECT_EQ(pick(64, 65536), "fused v-block=64");
+  // More than 4 blocks a program: the split-seq rule.
+  EXPECT_EQ(pick(26, 4096), kSeg16);
+  EXPECT_EQ(pick(8, 32768), kSeg32);
 }
 
 TEST(AutoSchedule, SegmentsFillOneWave) {
   // The shortest segments (16, 32, 64 chunks) whose blocks, programs x
   // segments, still fit in one wave; 64 when none does.
-  EXPECT_EQ(pick(33, 4096), kSeg16); // 4 segments of 16
-  EXPECT_EQ(pick(33, 4097), kSeg32); // 65 chunks
   EXPECT_EQ(pick(8, 16384), kSeg16); // 16 of 16
   EXPECT_EQ(pick(8, 16385), kSeg32);
   EXPECT_EQ(pick(1, 1 << 20), kSeg64); // 256 > 132
@@ -57,10 +83,10 @@ TEST(AutoSchedule, SegmentsFillOneWave) {
 TEST(AutoSchedule, TwoSegmentsInOneWave) {
   // Up to half the SMs: split-seq when segments of 64 or 128 chunks cut the
   // longest sequence in two or more and still fit one wave; else the V-split.
-  EXPECT_EQ(pick(64, 8192), kSeg64);   // 2 segments of 64
   EXPECT_EQ(pick(34, 8200), kSeg64);   // 3 segments of 64: 102 blocks
-  EXPECT_EQ(pick(66, 16384), kSeg128); // 132 blocks
-  EXPECT_EQ(pick(64, 4096), "fused v-block=64");  // one segment
+  EXPECT_EQ(pick(66, 6336), kSeg64);   // 2 segments of 64 (100 slots: no
+                                       // run-first candidate fills 2 blocks)
+  EXPECT_EQ(pick(60, 2047), "fused v-block=64");  // one segment
   EXPECT_EQ(pick(64, 65536), "fused v-block=64"); // 8 x 64 blocks
   EXPECT_EQ(pick(67, 16384), "fused");            // past half the SMs
   // Band 1 keeps its 16 to 64-chunk segments.
@@ -78,7 +104,9 @@ TEST(AutoSchedule, Edges) {
   EXPECT_EQ(pick(66, 100), "fused v-block=64");
   EXPECT_EQ(pick(132, 100000), "fused");
   // Fewer SMs: the same thresholds scale with the device.
-  EXPECT_EQ(pick(32, 4096, 128, 66), "fused v-block=64");
+  EXPECT_EQ(pick(32, 4096, 128, 66), run(29, 25));
+  EXPECT_EQ(pick(33, 2047, 128, 66), "fused v-block=64");
+  EXPECT_EQ(pick(33, 2048, 128, 66), run(14, 13));
 }
 
 TEST(AutoSchedule, UnreadLengthsCountAsEven) {
@@ -94,7 +122,7 @@ TEST(AutoSchedule, UnreadLengthsCountAsEven) {
   Workload w = workloadOf(p);
   EXPECT_EQ(w.programs, 64);
   EXPECT_EQ(w.longestTokens, 16384);
-  EXPECT_EQ(chooseSchedule(w, 132).pick->schedule, kSeg128);
+  EXPECT_EQ(chooseSchedule(w, 132).pick->schedule, run(116, 101));
   p.dims.T = 2 * 16384 + 1; // rounds up
   EXPECT_EQ(workloadOf(p).longestTokens, 16385);
 }

@@ -37,6 +37,8 @@ struct AutoCandidate {
   const char *name;
   const char *schedule;
   int64_t segmentChunks = 0; // split-seq's segment length; 0: not split-seq
+  // split-seq first-segment=run: segment 0's length; 0: segment 0 maps.
+  int64_t firstSegmentChunks = 0;
 };
 const std::vector<AutoCandidate> &autoCandidates();
 /// Whether the rule can pick `c` for value head size V (a V-split needs a
