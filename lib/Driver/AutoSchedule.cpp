@@ -108,8 +108,12 @@ static const AutoCandidate *oneWaveSplit(int64_t programs, int64_t chunks,
 /// blocks a program of one wave (2 to 4 of them) exactly: each kernel works
 /// in all segments but one (replay's segment 0, transition's last), so a
 /// program has blocks for all but one of its segments. Segments are counted
-/// as planCall counts them, over the chunks and the paged prefix's slot.
-/// Null when none does, when more or fewer blocks a program fit, or for
+/// as planCall counts them, over the chunks and the paged prefix's slot,
+/// from the longest sequence the rule sees: a pool call has no chunk in
+/// that slot, and a call that leaves cu_seqlens unread is launched for all
+/// T tokens (Launch.cpp), so some segments may be empty (their blocks
+/// return at once; measured here, e.g. 2 x 16384 through the Python
+/// entry). Null when none does, when more or fewer blocks a program fit, or for
 /// sequences shorter than two of split-seq's shortest segments (2048
 /// tokens).
 static const AutoCandidate *balancedRunFirst(int64_t programs,

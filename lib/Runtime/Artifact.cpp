@@ -2,6 +2,8 @@
 
 #include "gdn/Runtime/Artifact.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <cctype>
@@ -142,7 +144,12 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
     if (!plan.boundArgs.empty())
       plans[entry]["bound_args"] = plan.boundArgs;
   }
-  json m = {{"format", Artifact::kFormat},
+  const bool firstSegment =
+      std::any_of(a.plans.begin(), a.plans.end(), [](const auto &p) {
+        return p.second.firstSegmentChunks > 0;
+      });
+  json m = {{"format", firstSegment ? Artifact::kFormatFirstSegment
+                                    : Artifact::kFormat},
             {"chip", a.chip},
             {"block_size", a.blockSize},
             {"shape",
@@ -175,9 +182,12 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
   };
   if (m.is_discarded() || !m.is_object())
     return bad("not a JSON object");
-  if (!m.contains("format") || (m["format"] != Artifact::kFormat &&
-                                 m["format"] != Artifact::kFormatWithoutVSplit))
-    return bad(std::string("format is not ") + Artifact::kFormat + " or " +
+  if (!m.contains("format") ||
+      (m["format"] != Artifact::kFormat &&
+       m["format"] != Artifact::kFormatWithoutVSplit &&
+       m["format"] != Artifact::kFormatFirstSegment))
+    return bad(std::string("format is not ") + Artifact::kFormatFirstSegment +
+               ", " + Artifact::kFormat + " or " +
                Artifact::kFormatWithoutVSplit);
   auto getInt = [&](const json &o, const char *key, int64_t &out) {
     if (!o.is_object() || !o.contains(key) || !o[key].is_number_integer())
@@ -270,6 +280,19 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
           (!getInt(jp, "first_segment_chunks", plan.firstSegmentChunks) ||
            plan.firstSegmentChunks < 1))
         return bad(what + "has a first_segment_chunks that is not a positive integer");
+      if (plan.firstSegmentChunks) {
+        // Run-first kernels never give segment 0 the extra chunk, and only
+        // kernels over segments have a segment 0.
+        if (plan.extraChunkInSegmentZero)
+          return bad(what + "has both first_segment_chunks and "
+                            "extra_chunk_in_segment_zero");
+        if (std::none_of(plan.steps.begin(), plan.steps.end(),
+                         [](const LaunchStep &s) {
+                           return s.gridZ == SlotAxis::Segments;
+                         }))
+          return bad(what + "has first_segment_chunks but no kernel over "
+                            "segments");
+      }
       if (jp.contains("specialized_from") &&
           !getStr(jp, "specialized_from", plan.specializedFrom))
         return bad(what + "has a malformed specialized_from");

@@ -92,6 +92,9 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
   auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   if (plan.firstSegmentChunks < 0)
     return Status::error("the launch plan's first segment size is negative");
+  if (plan.firstSegmentChunks && plan.extraChunkInSegmentZero)
+    return Status::error("the launch plan gives segment 0 its own length and "
+                         "the extra chunk: a plan has one or the other");
   // A first segment of its own length (split-seq first-segment-chunks=N),
   // then segments of segmentChunks.
   const int64_t segments =

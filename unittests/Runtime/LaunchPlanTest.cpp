@@ -182,6 +182,40 @@ TEST(ArtifactManifest, KeepsTheFirstSegmentLength) {
   EXPECT_EQ(back.plans.at("old").firstSegmentChunks, 0);
 }
 
+// A plan has a first segment of its own length or the extra chunk in
+// segment 0, not both; and only kernels over segments have a segment 0.
+TEST(PlanCall, RefusesBothSegmentZeroRules) {
+  std::vector<PlannedLaunch> launches;
+  std::vector<KernelArg> workspaces;
+  Status s = planCall(splitSeqPlan(14, true, 13), Grid{32, 1, 1}, 65,
+                      launches, workspaces);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("one or the other"), std::string::npos) << s.message;
+}
+
+TEST(ArtifactManifest, RefusesAFirstSegmentItCannotHonour) {
+  Artifact a;
+  a.ptx = "// ptx";
+  a.kernels["k__transition"] = KernelInfo{};
+  a.kernels["k__replay"] = KernelInfo{};
+  a.plans["k"] = splitSeqPlan(14, true, 13);
+  Artifact back;
+  Status s = roundTrip(a, back, "both-rules");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("both first_segment_chunks and "
+                           "extra_chunk_in_segment_zero"),
+            std::string::npos)
+      << s.message;
+  LaunchPlan fused = LaunchPlan::single("k");
+  fused.firstSegmentChunks = 13;
+  a.kernels["k"] = KernelInfo{};
+  a.plans["k"] = fused;
+  s = roundTrip(a, back, "no-segments");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("no kernel over segments"), std::string::npos)
+      << s.message;
+}
+
 TEST(ArtifactManifest, KeepsTheSegmentZeroMark) {
   Artifact a;
   a.ptx = "// ptx";

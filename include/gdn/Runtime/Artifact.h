@@ -42,6 +42,10 @@ struct Artifact {
   // runtime that knew only format 1 would launch too few; it refuses 2.
   static constexpr const char *kFormat = "gdn-artifact-2";
   static constexpr const char *kFormatWithoutVSplit = "gdn-artifact-1";
+  // 3: written only when a plan has first_segment_chunks (split-seq
+  // first-segment=run). A runtime that ignored the key would launch a
+  // segment too few, leaving chunks unrun; a format-2 runtime refuses 3.
+  static constexpr const char *kFormatFirstSegment = "gdn-artifact-3";
   std::string chip = "sm_90a";
   int64_t blockSize = 256;
   KernelShape shape;

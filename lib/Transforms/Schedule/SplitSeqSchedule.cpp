@@ -12,7 +12,8 @@
 //      chunks: outputs and checkpoints. The block of the program's last
 //      segment stores the final state (the entry's epilogue).
 // Replay reads the initial state from a copy transition made (initWs):
-// replay's own blocks may overwrite the memory it came from.
+// replay's own blocks may overwrite the memory it came from. (Under
+// first-segment=run initWs holds the state segment 0 ended with.)
 // With `replay=load`, transition also stores the prepared values it reads
 // (tiles as `intermediates`, vectors as f32) and replay loads them instead
 // of computing them again (the WY factors are most of a chunk's latency).
@@ -60,6 +61,10 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
   // blocks all start from it, while the pool rows or pages it was read from
   // may be written by other blocks of replay (the final state in a pool
   // call; a checkpoint of the page the prefix ends in, in a paged one).
+  // Under first-segment=run: the state segment 0 ended with (transition's
+  // other blocks still load the initial state, as every kernel's prologue
+  // does, while segment 0's block may write a checkpoint over it; they
+  // load it but never use it).
   unsigned initWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
   const int64_t segment = lowering.options().segmentChunks;
   // replay=load: the prepared values the transition stage reads (W, U, Kd,
@@ -259,7 +264,9 @@ LogicalResult mlir::gdn::schedule::lowerSplitSeq(ScanLowering &lowering) {
     // j + 1's B is loaded during step j and carried (the product m B
     // waits for its B; R is needed only after the product, a is a
     // scalar); the last step loads its own B again. Slot firstMap
-    // exists: segment s >= firstMap does.
+    // exists: segment s >= firstMap does. (Under first-segment=run a
+    // segment 1 that is the last reads slot 1, which no map wrote, and
+    // uses nothing of it: workspaces are allocated poisoned.)
     Value firstMap = k.index(runFirst ? 1 : 0);
     Value lastMap = arith::SubIOp::create(b, loc, s, k.index(1));
     SmallVector<Value> prefix = k.forLoop(
