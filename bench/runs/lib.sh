@@ -52,3 +52,12 @@ bench_python() {
     python3 bench/bench_python.py --fla-path /tmp/fla-site ${BP_OPTS:-} "${args[@]}" > "$L/bench-$set${BP_TAG:-}.txt" 2>&1
   echo "== bench $set ${BP_OPTS:-} rc $?"; grep -v "^#" "$L/bench-$set${BP_TAG:-}.txt"
 }
+
+# durations LABEL DIR: ncu's duration of every kernel of one gdn-run call
+# with the options in $P (two launches: warm-up and the timed one).
+durations() {
+  timeout 120 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
+    $RUN --backend cuda --artifacts $2 $P --warmup 0 --repeat 1 > "$L/ncu-$1.csv" 2> "$L/ncu-$1.err"
+  echo "== ncu $1 rc $?"
+  grep gpu__time_duration "$L/ncu-$1.csv" | awk -F'","' '{printf "  %s %s\n", $5, $NF}' | tr -d '"'
+}

@@ -15,12 +15,6 @@ for round in 1 2; do
     [ $round = 1 ] && [ "$i" = pool ] && [ "$t" = 4096 ] && { ev "r1 pool 4096 fused" $A/fu; ev "r1 pool 4096 rc16" $A/rc16; }
   done
 done
-durations() {
-  timeout 120 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
-    $RUN --backend cuda --artifacts $2 $P --warmup 0 --repeat 1 > "$L/ncu-$1.csv" 2> "$L/ncu-$1.err"
-  echo "== ncu $1 rc $?"
-  grep gpu__time_duration "$L/ncu-$1.csv" | awk -F'","' '{printf "  %s %s\n", $5, $NF}' | tr -d '"'
-}
 shape_opts "pool 16 32 4096"
 for s in s16 r16 rc16 fu; do durations pool4096-$s $A/$s; done
 shape_opts "paged 16 32 4096"

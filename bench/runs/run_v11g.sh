@@ -15,12 +15,6 @@ for round in 1 2; do
     for s in $sets; do ev "r$round $i $t $s" $A/$s; done
   done
 done
-durations() {
-  timeout 120 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
-    $RUN --backend cuda --artifacts $2 $P --warmup 0 --repeat 1 > "$L/ncu-$1.csv" 2> "$L/ncu-$1.err"
-  echo "== ncu $1 rc $?"
-  grep gpu__time_duration "$L/ncu-$1.csv" | awk -F'","' '{printf "  %s %s\n", $5, $NF}' | tr -d '"'
-}
 shape_opts "pool 16 32 4096"
 for s in fA fB fC; do durations pool4096-$s $A/$s; done
 shape_opts "pool 16 32 16384"
