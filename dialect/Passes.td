@@ -290,7 +290,9 @@ def GDNGPUPrefetchNextChunk : Pass<"gdn-gpu-prefetch-next-chunk", "::mlir::Modul
     `prefetch.L2` a thread and tile: a line per 128 bytes of a row, or per
     element of a vector (the gates along tokens). `gdn-run --prefetch
     none` (pipeline option `prefetch=false` of `gdn-gpu-tiles-to-ptx`)
-    leaves the pass out.
+    leaves the pass out; a schedule with `prefetch=none` marks its kernels
+    `gdn.no_prefetch` (carried over by `gdn-gpu-outline`), which the pass
+    leaves alone.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }

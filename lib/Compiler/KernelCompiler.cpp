@@ -90,7 +90,7 @@ Status CPUKernel::compile(const CompileOptions &options,
     for (llvm::StringRef mark :
          {"gdn.entry", "gdn.step", "gdn.grid_z", "gdn.schedule",
           "gdn.segment_chunks", "gdn.extra_chunk_in_segment_zero",
-          "gdn.first_segment_chunks",
+          "gdn.first_segment_chunks", "gdn.no_prefetch",
           "gdn.specialized_from", "gdn.bound_args"})
       func->removeAttr(mark);
     for (unsigned i = 0; i < func.getNumArguments(); ++i)

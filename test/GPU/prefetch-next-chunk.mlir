@@ -139,6 +139,22 @@ gpu.module @k {
     gpu.return
   }
 
+  // A schedule with prefetch=none marks its kernels gdn.no_prefetch: the
+  // same loop as @unknown_block's, in a known block, gets no prefetch.
+  // CHECK-LABEL: gpu.func @schedule_says_none
+  // CHECK-NOT:   gdn.tile_prefetch
+  // CHECK:       gpu.return
+  gpu.func @schedule_says_none(%slots: memref<?x?x64x128xbf16>, %h: index, %n: index) kernel
+      attributes {gdn.no_prefetch, known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %s = %c0 to %n step %c1 {
+      %w = gdn.tile_load %slots[%h, %s, %c0, %c0] dims [2, 3] : memref<?x?x64x128xbf16> -> tensor<64x128xbf16, #blocked>
+      gdn.tile_store %w, %slots[%h, %c0, %c0, %c0] dims [2, 3] : tensor<64x128xbf16, #blocked>, memref<?x?x64x128xbf16>
+    }
+    gpu.return
+  }
+
   // A two-dimensional block, a workgroup buffer and a memref in another
   // memory space: no prefetch either.
   // CHECK-LABEL: gpu.func @not_global_or_flat

@@ -32,12 +32,13 @@ const std::string kSeg16 = "split-seq segment-chunks=16 replay=load intermediate
 const std::string kSeg32 = "split-seq segment-chunks=32 replay=load intermediates=bf16";
 const std::string kSeg64 = "split-seq segment-chunks=64 replay=load intermediates=bf16";
 const std::string kSeg128 = "split-seq segment-chunks=128 replay=load intermediates=bf16";
-// first-segment=run: segment 0 in transition, its own length.
+// first-segment=run: segment 0 in transition, its own length; no L2
+// prefetch of the next chunk.
 std::string run(int64_t segment, int64_t first) {
   return "split-seq segment-chunks=" + std::to_string(segment) +
          " replay=load intermediates=bf16 first-segment=run "
          "first-segment-chunks=" +
-         std::to_string(first);
+         std::to_string(first) + " prefetch=none";
 }
 } // namespace
 

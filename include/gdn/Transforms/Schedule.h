@@ -44,6 +44,11 @@ struct ScheduleOptions {
   // whole V in one program; 64 gives each head V / 64 programs. The driver
   // specialises the kernel's V tiles to it (see docs/Schedules.md).
   int64_t vBlock = 0;
+  // Every kind, GPU only: "next-chunk" asks for chunk c + 1's input tiles
+  // in L2 while chunk c computes (gdn-gpu-prefetch-next-chunk); "none"
+  // leaves that out of this schedule's kernels (gdn.no_prefetch). Which
+  // pays depends on the kernel: bench/RESULTS.md, sixteenth session.
+  std::string prefetch = "next-chunk";
 
   /// The canonical text form, e.g. "staged intermediates=f32 output=separate".
   std::string str() const;

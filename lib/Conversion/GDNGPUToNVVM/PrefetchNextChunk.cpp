@@ -150,7 +150,8 @@ struct PrefetchNextChunkPass
     getOperation().walk([](gpu::GPUFuncOp kernel) {
       // The lowering spreads a prefetch over a one-dimensional block.
       std::optional<int64_t> threads = gdn_gpu::flatBlockThreads(kernel);
-      if (!kernel.isKernel() || !threads)
+      // A schedule with prefetch=none marks its kernels gdn.no_prefetch.
+      if (!kernel.isKernel() || !threads || kernel->hasAttr("gdn.no_prefetch"))
         return;
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });

@@ -92,6 +92,9 @@ struct OutlineToGPUPass
     kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
         {static_cast<int32_t>(blockSize), 1, 1}));
+    // The schedule's `prefetch=none`, for gdn-gpu-prefetch-next-chunk.
+    if (f->hasAttr("gdn.no_prefetch"))
+      kernel->setAttr("gdn.no_prefetch", b.getUnitAttr());
 
     Block &entry = kernel.getBody().front();
     IRMapping map;

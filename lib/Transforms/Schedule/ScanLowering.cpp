@@ -99,6 +99,9 @@ LogicalResult ScanLowering::addKernel(
   if (firstSegmentChunks)
     kernel->setAttr("gdn.first_segment_chunks",
                     b.getI64IntegerAttr(firstSegmentChunks));
+  // Read by gdn-gpu-prefetch-next-chunk (gdn-gpu-outline carries it over).
+  if (opts.prefetch == "none")
+    kernel->setAttr("gdn.no_prefetch", b.getUnitAttr());
 
   ChunkScanOp scan;
   kernel.walk([&](ChunkScanOp op) { scan = op; });

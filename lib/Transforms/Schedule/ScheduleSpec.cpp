@@ -43,6 +43,8 @@ std::string ScheduleOptions::str() const {
     s += " intermediates=" + intermediates;
   if (vBlock)
     s += " v-block=" + std::to_string(vBlock);
+  if (prefetch != "next-chunk")
+    s += " prefetch=" + prefetch;
   return s;
 }
 
@@ -119,10 +121,17 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
           return fail("v-block=" + value + " (expected 64 or 128: state rows "
                       "per program, a block of the value head size V)");
         o.vBlock = std::stoll(value);
+      } else if (key == "prefetch") {
+        if (value != "next-chunk" && value != "none")
+          return fail("prefetch=" + value +
+                      " (expected next-chunk or none: whether the GPU "
+                      "kernels ask for the next chunk's tiles in L2)");
+        o.prefetch = value;
       } else {
         return fail("unknown key '" + key +
                     "' (known: intermediates, output, segment-chunks, "
-                    "replay, first-segment, first-segment-chunks, v-block)");
+                    "replay, first-segment, first-segment-chunks, v-block, "
+                    "prefetch)");
       }
     }
   }
@@ -130,7 +139,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
     return fail("no kind (known: " + schedule::kindList() + ")");
   // A key another kind reads would be ignored silently: refuse it.
   for (const std::string &key : keys) {
-    bool applies = key == "v-block" ||
+    bool applies = key == "v-block" || key == "prefetch" ||
                    (o.kind == "staged" &&
                     (key == "intermediates" || key == "output")) ||
                    (o.kind == "split-seq" &&
@@ -200,7 +209,8 @@ std::string mlir::gdn::scheduleHelp() {
        "; keys: output=separate|with-state (staged), segment-chunks=N and "
        "replay=recompute|load, first-segment=map|run and first-segment-chunks=N (split-seq), intermediates=f32|bf16 (staged, "
        "split-seq replay=load), v-block=64|128 (any kind: state rows per "
-       "program). A schedule text may also be given inline, e.g. "
+       "program), prefetch=next-chunk|none (any kind, GPU: the L2 prefetch "
+       "of the next chunk's tiles). A schedule text may also be given inline, e.g. "
        "\"fused v-block=64\"";
   return s;
 }
