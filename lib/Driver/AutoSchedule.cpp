@@ -1,6 +1,7 @@
 //===- AutoSchedule.cpp - the rule behind --schedule auto -----------------===//
 
 #include "gdn/Driver/AutoSchedule.h"
+#include "gdn/Runtime/Segments.h"
 
 #include <algorithm>
 
@@ -130,9 +131,8 @@ static const AutoCandidate *balancedRunFirst(int64_t programs,
   for (const AutoCandidate &c : autoCandidates()) {
     if (!c.firstSegmentChunks || slots <= c.firstSegmentChunks)
       continue;
-    int64_t segments =
-        1 + (slots - c.firstSegmentChunks + c.segmentChunks - 1) / c.segmentChunks;
-    if (segments - 1 == perProgram)
+    if (segmentCount(slots, c.segmentChunks, c.firstSegmentChunks) - 1 ==
+        perProgram)
       return &c;
   }
   return nullptr;

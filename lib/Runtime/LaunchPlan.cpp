@@ -1,6 +1,7 @@
 //===- LaunchPlan.cpp - grids and workspaces of a scheduled call ----------===//
 
 #include "gdn/Runtime/LaunchPlan.h"
+#include "gdn/Runtime/Segments.h"
 
 using namespace gdn;
 
@@ -89,7 +90,6 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
   const int64_t segmentSlots =
       plan.extraChunkInSegmentZero && plan.segmentChunks > 1 ? chunkSlots - 1
                                                              : chunkSlots;
-  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   if (plan.firstSegmentChunks < 0)
     return Status::error("the launch plan's first segment size is negative");
   if (plan.firstSegmentChunks && plan.extraChunkInSegmentZero)
@@ -97,12 +97,8 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
                          "the extra chunk: a plan has one or the other");
   // A first segment of its own length (split-seq first-segment-chunks=N),
   // then segments of segmentChunks.
-  const int64_t segments =
-      plan.firstSegmentChunks
-          ? 1 + ceilDiv(std::max<int64_t>(
-                            segmentSlots - plan.firstSegmentChunks, 0),
-                        plan.segmentChunks)
-          : std::max<int64_t>(ceilDiv(segmentSlots, plan.segmentChunks), 1);
+  const int64_t segments = segmentCount(segmentSlots, plan.segmentChunks,
+                                        plan.firstSegmentChunks);
   auto extent = [&](SlotAxis axis) {
     return axis == SlotAxis::One      ? int64_t(1)
            : axis == SlotAxis::Chunks ? chunkSlots

@@ -61,6 +61,16 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
     error = "schedule '" + origin + "': " + what;
     return false;
   };
+  // A chunk count key's value: an integer in 1..4096.
+  auto parseCount = [&](const std::string &key, const std::string &value,
+                        int64_t &out) {
+    char *end = nullptr;
+    long long n = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end || n < 1 || n > 4096)
+      return fail(key + "=" + value + " (expected an integer in 1..4096)");
+    out = n;
+    return true;
+  };
   while (std::getline(lines, line)) {
     if (size_t hash = line.find('#'); hash != std::string::npos)
       line.resize(hash);
@@ -91,19 +101,11 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                       " (expected separate or with-state)");
         o.output = value;
       } else if (key == "segment-chunks") {
-        char *end = nullptr;
-        long long n = std::strtoll(value.c_str(), &end, 10);
-        if (value.empty() || *end || n < 1 || n > 4096)
-          return fail("segment-chunks=" + value +
-                      " (expected an integer in 1..4096)");
-        o.segmentChunks = n;
+        if (!parseCount(key, value, o.segmentChunks))
+          return false;
       } else if (key == "first-segment-chunks") {
-        char *end = nullptr;
-        long long n = std::strtoll(value.c_str(), &end, 10);
-        if (value.empty() || *end || n < 1 || n > 4096)
-          return fail("first-segment-chunks=" + value +
-                      " (expected an integer in 1..4096)");
-        o.firstSegmentChunks = n;
+        if (!parseCount(key, value, o.firstSegmentChunks))
+          return false;
       } else if (key == "replay") {
         if (value != "recompute" && value != "load")
           return fail("replay=" + value +
