@@ -129,7 +129,9 @@ def GDNGPUOutline : Pass<"gdn-gpu-outline", "::mlir::ModuleOp"> {
     the launcher allocates grid size times that. With `shared-memory=N`,
     buffers that are only read and written in place (smallest first) go to
     dynamic shared memory instead, up to N bytes, recorded as
-    `gdn.shared_bytes_per_block`. Host functions are removed.
+    `gdn.shared_bytes_per_block`. A schedule's `gdn.no_prefetch` mark
+    (`prefetch=none`) is carried over to the kernel. Host functions are
+    removed.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"128",

@@ -67,3 +67,17 @@ func.func @carried(%m: memref<?x?xf32>, %n: index) {
   }
   return
 }
+
+// A schedule's prefetch=none mark goes with the kernel (read by
+// gdn-gpu-prefetch-next-chunk); a kernel without it gets none.
+// RUN: gdn-opt %s --gdn-gpu-outline | FileCheck %s --check-prefix=MARK
+// MARK-LABEL: gpu.func @marked
+// MARK-SAME: gdn.no_prefetch
+// MARK-LABEL: gpu.func @unmarked
+// MARK-NOT: gdn.no_prefetch
+func.func @marked(%m: memref<?x?xf32>) attributes {gdn.no_prefetch} {
+  return
+}
+func.func @unmarked(%m: memref<?x?xf32>) {
+  return
+}

@@ -166,7 +166,9 @@ int main(int argc, char **argv) {
       "--prefetch", o.prefetch,
       "cuda, tiles, when compiling: next-chunk (each chunk loop asks for the "
       "next chunk's input tiles in L2 while the current one computes) or "
-      "none");
+      "none (for every schedule; a schedule's own prefetch=none, as auto's "
+      "split-seq first-segment=run picks have, leaves it out of that "
+      "schedule's kernels either way)");
   prefetchOption
       ->check(CLI::IsMember({"next-chunk", "none"}))->capture_default_str();
   app.add_option("--warmup", o.warmup, "cuda: untimed launches before timing")
