@@ -71,6 +71,17 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
     out = n;
     return true;
   };
+  // A key that takes one of two words; `why` (may be empty) says what the
+  // key decides, after the words the error names.
+  auto parseChoice = [&](const std::string &key, const std::string &value,
+                         const char *first, const char *second,
+                         const std::string &why, std::string &out) {
+    if (value != first && value != second)
+      return fail(key + "=" + value + " (expected " + first + " or " +
+                  second + (why.empty() ? "" : ": " + why) + ")");
+    out = value;
+    return true;
+  };
   while (std::getline(lines, line)) {
     if (size_t hash = line.find('#'); hash != std::string::npos)
       line.resize(hash);
@@ -92,14 +103,11 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
       std::string key = word.substr(0, eq), value = word.substr(eq + 1);
       keys.push_back(key);
       if (key == "intermediates") {
-        if (value != "f32" && value != "bf16")
-          return fail("intermediates=" + value + " (expected f32 or bf16)");
-        o.intermediates = value;
+        if (!parseChoice(key, value, "f32", "bf16", "", o.intermediates))
+          return false;
       } else if (key == "output") {
-        if (value != "separate" && value != "with-state")
-          return fail("output=" + value +
-                      " (expected separate or with-state)");
-        o.output = value;
+        if (!parseChoice(key, value, "separate", "with-state", "", o.output))
+          return false;
       } else if (key == "segment-chunks") {
         if (!parseCount(key, value, o.segmentChunks))
           return false;
@@ -107,28 +115,31 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
         if (!parseCount(key, value, o.firstSegmentChunks))
           return false;
       } else if (key == "replay") {
-        if (value != "recompute" && value != "load")
-          return fail("replay=" + value +
-                      " (expected recompute or load: how split-seq's replay "
-                      "gets each chunk's prepared values)");
-        o.replay = value;
+        if (!parseChoice(key, value, "recompute", "load",
+                         "how split-seq's replay gets each chunk's prepared "
+                         "values",
+                         o.replay))
+          return false;
       } else if (key == "first-segment") {
-        if (value != "map" && value != "run")
-          return fail("first-segment=" + value +
-                      " (expected map or run: whether split-seq's segment 0 "
-                      "composes its map or runs its chunks in transition)");
-        o.firstSegment = value;
+        if (!parseChoice(key, value, "map", "run",
+                         "whether split-seq's segment 0 composes its map or "
+                         "runs its chunks in transition",
+                         o.firstSegment))
+          return false;
       } else if (key == "v-block") {
-        if (value != "64" && value != "128")
-          return fail("v-block=" + value + " (expected 64 or 128: state rows "
-                      "per program, a block of the value head size V)");
-        o.vBlock = std::stoll(value);
+        std::string rows;
+        if (!parseChoice(key, value, "64", "128",
+                         "state rows per program, a block of the value head "
+                         "size V",
+                         rows))
+          return false;
+        o.vBlock = std::stoll(rows);
       } else if (key == "prefetch") {
-        if (value != "next-chunk" && value != "none")
-          return fail("prefetch=" + value +
-                      " (expected next-chunk or none: whether the GPU "
-                      "kernels ask for the next chunk's tiles in L2)");
-        o.prefetch = value;
+        if (!parseChoice(key, value, "next-chunk", "none",
+                         "whether the GPU kernels ask for the next chunk's "
+                         "tiles in L2",
+                         o.prefetch))
+          return false;
       } else {
         return fail("unknown key '" + key +
                     "' (known: intermediates, output, segment-chunks, "
