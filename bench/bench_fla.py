@@ -11,8 +11,13 @@ downloaded on a machine with network access and carried to the GPU host:
         --find-links third_party/wheels fla-core einops packaging
     python3 bench/bench_fla.py --fla-path /tmp/fla-site --shape 1x4096 ...
 
-(bench/bench-shapes.sh and bench/device-run.sh do the install.) fla-core has
-no fla.layers / fla.models, so `import fla` does not pull `transformers`.
+(bench/bench.sh device does the install.) fla-core has no fla.layers /
+fla.models, so `import fla` does not pull `transformers`.
+
+fla-core 0.6.0 routes this call to FlashQLA whenever `flash_qla` is importable
+and K = V = 128 (a registered backend). FLA_FLASH_QLA=0 before the first call
+keeps FLA's own kernels; this script sets it unless the environment already
+does.
 
 The call is the one a serving stack makes on every step:
 
@@ -51,6 +56,7 @@ import sys
 
 
 def import_fla(path):
+    os.environ.setdefault("FLA_FLASH_QLA", "0")
     if path:
         path = os.path.abspath(path)
         if not os.path.isdir(os.path.join(path, "fla")):
@@ -101,7 +107,7 @@ def main():
     qla = importlib.util.find_spec("flash_qla") is not None
     print(f"# fla-core {fla_version} ({fla_dir}), torch {torch.__version__}, "
           f"triton {triton.__version__}, {torch.cuda.get_device_name()}; "
-          f"backend: {'FlashQLA may be dispatched (flash_qla installed)' if qla else 'Triton (flash_qla not installed)'}",
+          f"backend: {'FlashQLA may be dispatched (flash_qla installed, FLA_FLASH_QLA not 0)' if qla and os.environ.get('FLA_FLASH_QLA') != '0' else 'Triton'}",
           flush=True)
     if fla_version != "0.6.0":
         print(f"# warning: fla-core {fla_version}, the benchmark pins 0.6.0", flush=True)

@@ -6,7 +6,9 @@ by default) the same inputs go to:
 
 - fla:        FLA's fast call (precomputed log gates g, sigmoid beta, l2norm in
               its kernel, one cached cu_seqlens tensor, initial and final
-              states), as bench_fla.py calls it;
+              states), as bench_fla.py calls it, on FLA's own Triton kernels
+              (FLA_FLASH_QLA=0 unless the environment says otherwise:
+              fla-core 0.6.0 routes to FlashQLA when that is importable);
 - gdn-paged:  gdn.chunk_gated_delta_rule_paged with the same g / beta and one
               page per sequence (the pool rows hold the initial states and
               receive the final ones);
@@ -20,8 +22,10 @@ first (one copy FLA does not make, counted against us) so that every
 replay computes the same thing. Prints one line per (call, shape); lines starting
 with '#' are diagnostics.
 
-  GDN_LIBRARY=build-rt/lib/libgdn.so GDN_ARTIFACTS=artifacts-tiles/auto \\
+  GDN_LIBRARY=build-rt/lib/libgdn.so GDN_ARTIFACTS=artifacts \\
   python3 bench/bench_python.py --fla-path /tmp/fla-site --shape 1x4096
+
+(bench/bench.sh device runs it so, once per H / HV group of shapes.)
 
 With `--set NAME=DIR` (repeatable) each artifact set DIR is timed instead of
 $GDN_ARTIFACTS, as gdn-pool/NAME and gdn-paged/NAME, beside the same FLA
@@ -67,6 +71,7 @@ def main():
     import gdn
 
     gdr = None
+    os.environ.setdefault("FLA_FLASH_QLA", "0")
     try:
         if args.fla_path:
             sys.path.insert(0, args.fla_path)

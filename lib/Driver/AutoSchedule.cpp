@@ -56,7 +56,7 @@ const std::vector<AutoCandidate> &run::autoCandidates() {
       // remains. Lengths double from 1 x 4096 at HV=32 (13 / 14).
       // prefetch=none: without the next chunk's L2 prefetch these pool
       // calls ran 2% to 3% faster on the H200 and the paged ones level
-      // (bench/RESULTS.md, sixteenth session); the other candidates keep it.
+      // (bench/RESULTS.md, 2026-12-02); the other candidates keep it.
       {"split-seq-run-14",
        "split-seq segment-chunks=14 replay=load intermediates=bf16 "
        "first-segment=run first-segment-chunks=13 prefetch=none",

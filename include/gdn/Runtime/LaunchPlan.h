@@ -41,7 +41,7 @@ struct LaunchPlan {
   std::string schedule = "fused";
   int64_t segmentChunks = 1;
   /// The kernels give a program's chunk past a multiple of segmentChunks
-  /// to segment 0 (split-seq since the fourteenth session), so planCall
+  /// to segment 0 (split-seq does), so planCall
   /// launches a segment fewer when the last chunk slot would start one.
   /// Artifacts from before say nothing and get a segment for it.
   bool extraChunkInSegmentZero = false;

@@ -47,7 +47,7 @@ struct ScheduleOptions {
   // Every kind, GPU only: "next-chunk" asks for chunk c + 1's input tiles
   // in L2 while chunk c computes (gdn-gpu-prefetch-next-chunk); "none"
   // leaves that out of this schedule's kernels (gdn.no_prefetch). Which
-  // pays depends on the kernel: bench/RESULTS.md, sixteenth session.
+  // pays depends on the kernel: bench/RESULTS.md, 2026-12-02.
   std::string prefetch = "next-chunk";
 
   /// The canonical text form, e.g. "staged intermediates=f32 output=separate".
