@@ -145,41 +145,6 @@ def GDNGPUOutline : Pass<"gdn-gpu-outline", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
-def GDNGPUDistribute : Pass<"gdn-gpu-distribute", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "spread a kernel's tile work over the threads of its block";
-  let description = [{
-    In each kernel of the module, every linalg op, `memref.copy` and
-    `scf.forall` becomes a loop over its parallel iterations strided by the
-    block size (reductions run serially per thread), followed by a
-    `gpu.barrier`. Matmul-shaped contractions (tagged `gdn.contraction` by
-    convert-gdn-to-linalg) whose sizes are multiples of 16 x 8 x 8 run on
-    tensor cores instead: `nvgpu.mma.sync` m16n8k8 in TF32 with fp32
-    accumulation, one 16 x 8 output tile per warp at a time. Scalar code runs
-    on every thread; its stores (the cumulative sum) are made by thread 0
-    only, then the block synchronises.
-
-    With `mma=bf16`, contractions whose K is a multiple of 32 instead stage
-    32-wide slabs of both operands in shared memory as bf16 (converted on the
-    way in), load fragments with `nvgpu.ldmatrix` and multiply with
-    `nvvm.mma.sync` m16n8k16 in bf16 (nvgpu.mma.sync has no bf16 lowering),
-    accumulating in fp32 in C.
-  }];
-  let options = [
-    Option<"mma", "mma", "std::string", /*default=*/"\"tf32\"",
-           "tensor-core operand precision: tf32 (m16n8k8) or bf16 "
-           "(ldmatrix + m16n8k16)">
-  ];
-  let dependentDialects = ["::mlir::gpu::GPUDialect",
-                           "::mlir::nvgpu::NVGPUDialect",
-                           "::mlir::vector::VectorDialect",
-                           "::mlir::NVVM::NVVMDialect",
-                           "::mlir::LLVM::LLVMDialect",
-                           "::mlir::scf::SCFDialect",
-                           "::mlir::arith::ArithDialect",
-                           "::mlir::memref::MemRefDialect"];
-}
-
-
 def GDNGPUAssignLayouts : Pass<"gdn-gpu-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "give every tile a gdn_gpu layout, anchored on the matmuls";
   let description = [{
@@ -200,7 +165,8 @@ def GDNGPUAssignLayouts : Pass<"gdn-gpu-assign-layouts", "::mlir::ModuleOp"> {
     forward and removes what is not needed.
   }];
   let options = [
-    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+    Option<"numWarps", "num-warps", "unsigned",
+           /*default=*/"::mlir::gdn::GPUCodegenOptions().numWarps()",
            "warps per block (a multiple of 4: warpgroup MMA needs whole warpgroups)">
   ];
   let dependentDialects = ["::mlir::gdn_gpu::GDNGPUDialect"];
@@ -259,8 +225,9 @@ def GDNGPUStageOperandsEarly : Pass<"gdn-gpu-stage-operands-early", "::mlir::Mod
     registers at once.
   }];
   let options = [
-    Option<"mmaPrecision", "mma-precision", "std::string", /*default=*/"\"tf32\"",
-           "tensor-core operand precision: tf32 (4-byte staged elements) or bf16 (2)">,
+    Option<"mmaPrecision", "mma-precision", "std::string",
+           /*default=*/"::mlir::gdn::kDefaultMma",
+           "tensor-core operand precision: bf16 (2-byte staged elements) or tf32 (4)">,
     Option<"sharedBudget", "shared-budget", "int64_t", /*default=*/"232448",
            "bytes of shared memory a block may use (H100 / H200: 227 KiB)">
   ];
@@ -322,15 +289,7 @@ def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
       `gdn.tri_inverse` through the scratch area (the inverse solves one
       column per thread, with no barrier inside its loops);
     - `gdn.state_load` / `gdn.state_store` and `gdn.page_lookup`: plain
-      loads and stores. With `bulk-checkpoints` (off by default), a state
-      store inside a loop (a paged checkpoint) goes to a shared-memory
-      buffer of its own instead, rows padded against bank conflicts, and
-      leaves by one `cp.async.bulk` a row, which no later `MEMBAR` (what
-      each proxy fence is in SASS) waits for; every thread waits for its
-      copies to have read the buffer before the next checkpoint writes it
-      and before the kernel returns. Measured on the H200 it made the paged
-      split-seq call 1% slower (bench/RESULTS.md, fourteenth session), so
-      it stays an experiment;
+      loads and stores;
     - `gdn.matmul` with a `wgmma` result: `wgmma.mma_async` chains over K
       from shared-memory descriptors (bf16 k16 or tf32 k8), the mask and the
       decay applied to the accumulator registers.
@@ -344,12 +303,9 @@ def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
     matmul's columns.
   }];
   let options = [
-    Option<"mmaPrecision", "mma-precision", "std::string", /*default=*/"\"tf32\"",
-           "tensor-core operand precision: tf32 (fp32 operands, k8) or bf16 (k16)">,
-    Option<"bulkCheckpoints", "bulk-checkpoints", "bool", /*default=*/"false",
-           "state stores inside a loop (paged checkpoints) leave through "
-           "shared memory and cp.async.bulk instead of stores from registers "
-           "(off: 1% slower on the H200, bench/RESULTS.md)">
+    Option<"mmaPrecision", "mma-precision", "std::string",
+           /*default=*/"::mlir::gdn::kDefaultMma",
+           "tensor-core operand precision: bf16 (k16) or tf32 (fp32 operands, k8)">
   ];
   let dependentDialects = ["::mlir::gdn_gpu::GDNGPUDialect",
                            "::mlir::arith::ArithDialect",

@@ -6,9 +6,9 @@
 #
 #   scripts/check-ptx.sh GDN_RUN PTXAS KERNELS_DIR [REPORT]
 #
-# SPILL_BOUND (bytes of spill stores per function, default 256): today's
-# kernels spill about 100 bytes, the kernel parameters' memref descriptors
-# that outlive the 128 registers a 128-thread block leaves each thread.
+# SPILL_BOUND (bytes of spill stores per function, default 256): only
+# split-seq's transition kernel spills today (the static SASS report,
+# scripts/static-report.py, holds each kernel's own bound at K = V = 128).
 set -euo pipefail
 run=$1 ptxas=$2 kernels=$3 report=${4:-/dev/null}
 bound=${SPILL_BOUND:-256}
@@ -24,9 +24,9 @@ for kernel in "$kernels"/*.mlir; do
     name="$(basename "$kernel" .mlir) $schedule K=$k V=$v $dt"
     ptx="$tmp/kernel.ptx"
     "$run" --kernel "$kernel" --emit ptx --head-dim-k "$k" --head-dim-v "$v" \
-      --dtype "$dt" --seqlens 1 --schedule "$schedule" --gpu-backend simt -o "$ptx"
-    if ! grep -q 'mma.sync.aligned' "$ptx"; then
-      echo "FAIL $name: no tensor-core instruction (mma.sync) in the PTX" | tee -a "$report"
+      --dtype "$dt" --seqlens 1 --schedule "$schedule" -o "$ptx"
+    if ! grep -q 'wgmma.mma_async' "$ptx"; then
+      echo "FAIL $name: no tensor-core instruction (wgmma.mma_async) in the PTX" | tee -a "$report"
       status=1
     fi
     if ! "$ptxas" -arch=sm_90a -v "$ptx" -o "$tmp/kernel.cubin" > "$tmp/ptxas.log" 2>&1; then

@@ -3,8 +3,8 @@
 
 For every kernel file in KERNELS_DIR, every built-in schedule (and the
 V-split `fused v-block=64` that --schedule auto may pick) and each GPU
-back end (simt, tf32 operands; tiles, the register-tile back end with
-wgmma, bf16 operands as benchmarked; tiles-tf32), compiles
+operand precision of the register-tile back end (tiles: bf16 operands,
+as benchmarked; tiles-tf32), compiles
 the kernels for sm_90a at the benchmark shape (K = V = 128, bf16), assembles
 them with ptxas and disassembles the cubin with cuobjdump. For each GPU
 kernel it records:
@@ -43,9 +43,9 @@ SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq", "fused v-block=64",
              "split-seq replay=load intermediates=bf16",
              "split-seq segment-chunks=14 replay=load intermediates=bf16 "
              "first-segment=run first-segment-chunks=13 prefetch=none"]
-# A back end with its default operands (simt: tf32; tiles: bf16, what the
-# benchmarks run), and tiles with tf32 operands.
-BACKENDS = ["simt", "tiles", "tiles-tf32"]
+# The back end with its default operands (bf16, what the benchmarks run),
+# and with tf32 operands.
+BACKENDS = ["tiles", "tiles-tf32"]
 SHAPE = {"K": 128, "V": 128, "dtype": "bf16"}
 OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "STSM", "LDL", "STL"]
 # Bounds written by --update: counts that must not grow, counts that must
@@ -118,8 +118,7 @@ def measure(args, kernel_file, schedule, backend, tmp):
     art = os.path.join(tmp, f"{os.path.basename(kernel_file)}-{schedule}-{backend}")
     run([args.gdn_run, "--kernel", kernel_file, "--emit", "artifact", "-o", art,
          "--head-dim-k", str(SHAPE["K"]), "--head-dim-v", str(SHAPE["V"]),
-         "--dtype", SHAPE["dtype"], "--seqlens", "1", "--schedule", schedule,
-         "--gpu-backend", backend.split("-")[0]]
+         "--dtype", SHAPE["dtype"], "--seqlens", "1", "--schedule", schedule]
         + (["--mma", backend.split("-")[1]] if "-" in backend else []))
     rows = {}
     for root, _, files in os.walk(art):
@@ -166,7 +165,7 @@ def main():
     ap.add_argument("--schedules", default=",".join(SCHEDULES),
                     help="comma-separated schedules (default: every built-in one)")
     ap.add_argument("--backends", default=",".join(BACKENDS),
-                    help="comma-separated GPU back ends (default: simt,tiles,tiles-tf32)")
+                    help="comma-separated back end variants (default: tiles,tiles-tf32)")
     ap.add_argument("--update", action="store_true",
                     help="rewrite BOUNDS from the current counts instead of checking")
     args = ap.parse_args()
@@ -187,8 +186,7 @@ def main():
                 for backend in args.backends.split(","):
                     got = measure(args, os.path.join(args.kernels, kernel_file),
                                   schedule, backend, tmp)
-                    # simt rows keep their names from before the tiles back end.
-                    label = schedule if backend == "simt" else f"{schedule}/{backend}"
+                    label = f"{schedule}/{backend}"
                     for fn, row in got.items():
                         rows[f"{kernel_file[:-5]} {label} {fn}"] = row
 

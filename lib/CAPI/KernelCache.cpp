@@ -25,13 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The code generator the library compiles with: the register-tile back
-// end with bf16 operands and two warpgroups, the fastest that passes the
-// GPU matrix (bench/RESULTS.md).
-constexpr const char *kGpuBackend = "tiles";
-constexpr const char *kMma = "bf16";
-constexpr int64_t kWarpgroups = 2;
-
 /// FNV-1a, 64 bits: a stable hash (std::hash is not across builds).
 struct Fnv {
   uint64_t h = 1469598103934665603ull;
@@ -90,16 +83,18 @@ Status capi::cachedArtifact(const gdn_context &context,
                          "'");
   std::stringstream source;
   source << in.rdbuf();
+  // The code generator's defaults: what gdn-run --emit artifact builds.
+  const mlir::gdn::GPUCodegenOptions codegen;
   Fnv key;
   key.add(source.str())
       .add(schedule)
       .add(std::to_string(shape.K))
       .add(std::to_string(shape.V))
       .add(dtypeName(shape.io))
-      .add(kGpuBackend)
-      .add(kMma)
-      .add(std::to_string(kWarpgroups))
-      .add("sm_90a")
+      .add(codegen.mma)
+      .add(std::to_string(codegen.warpgroups))
+      .add(codegen.prefetch ? "prefetch" : "no-prefetch")
+      .add(codegen.chip)
       .add(libraryIdentity());
   dir = cacheRoot(context) + "/" + key.hex();
   std::error_code ec;
@@ -110,9 +105,7 @@ Status capi::cachedArtifact(const gdn_context &context,
   options.kernelPath = context.kernelPath;
   options.schedule = schedule;
   options.shape = shape;
-  options.gpuBackend = kGpuBackend;
-  options.mma = kMma;
-  options.warpgroups = kWarpgroups;
+  options.gpu = codegen;
   Artifact artifact;
   if (Status s = compileForGPU(options, artifact); !s.ok())
     return s;

@@ -1,6 +1,7 @@
 //===- GPUCompiler.cpp - kernel file -> PTX artifact ----------------------===//
 
 #include "KernelSource.h"
+#include "gdn/Dialect/AttrNames.h"
 
 #include "gdn/Runtime/Artifact.h"
 #include "gdn/Transforms/Passes.h"
@@ -41,10 +42,10 @@ Status describeKernel(mlir::gpu::GPUFuncOp kernel, KernelInfo &info) {
     info.params.push_back(p);
   }
   auto scratch = kernel->getAttrOfType<mlir::IntegerAttr>(
-      "gdn.scratch_bytes_per_block");
+      mlir::gdn::attrs::kScratchBytesPerBlock);
   info.scratchBytesPerBlock = scratch ? scratch.getInt() : 0;
   auto shared = kernel->getAttrOfType<mlir::IntegerAttr>(
-      "gdn.shared_bytes_per_block");
+      mlir::gdn::attrs::kSharedBytesPerBlock);
   info.sharedBytesPerBlock = shared ? shared.getInt() : 0;
   return Status::success();
 }
@@ -67,18 +68,15 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
       !s.ok())
     return s;
 
-  mlir::gdn::GPUPipelineOptions gpuOptions;
-  gpuOptions.chip = options.chip;
-  gpuOptions.blockSize = options.blockSize;
-  gpuOptions.mma = options.mma;
-  gpuOptions.sharedMemory = options.sharedMemory;
+  if (std::string why = options.gpu.invalidReason(); !why.empty())
+    return Status::error(why);
   auto runStage = [&](auto build, const char *what) -> Status {
     mlir::PassManager pm(&context);
     if (options.printIRAfterAll) {
       context.disableMultithreading();
       pm.enableIRPrinting();
     }
-    build(pm, gpuOptions);
+    build(pm);
     if (mlir::failed(pm.run(*module)))
       return Status::error(std::string(what) + " of kernel '" +
                            options.kernelPath + "' failed:\n" + diags.text);
@@ -88,31 +86,20 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   if (Status s = scheduleKernel(options, context, diags, *module, plans);
       !s.ok())
     return s;
-  bool tiles = options.gpuBackend == "tiles";
-  if (!tiles && options.gpuBackend != "simt")
-    return Status::error("unknown GPU back end '" + options.gpuBackend +
-                         "' (expected simt or tiles)");
-  if (options.warpgroups != 1 && options.warpgroups != 2)
-    return Status::error("warpgroups per block must be 1 or 2, got " +
-                         std::to_string(options.warpgroups));
-  Status lowered =
-      tiles ? runStage(
-                  [&](mlir::PassManager &pm, const auto &) {
-                    mlir::gdn::buildGPUTileLowering(pm, options.mma,
-                                                    options.warpgroups,
-                                                    options.prefetch);
-                  },
-                  "lowering to register-tile GPU kernels")
-            : runStage(mlir::gdn::buildGPULowering, "lowering to GPU kernels");
-  if (!lowered.ok())
-    return lowered;
+  // The passes of gdn-gpu-pipeline after its schedule, in two steps: the
+  // kernels' launch geometry is read between them.
+  if (Status s = runStage(
+          [&](mlir::PassManager &pm) {
+            mlir::gdn::buildGPUTileLowering(pm, options.gpu);
+          },
+          "lowering to register-tile GPU kernels");
+      !s.ok())
+    return s;
 
   artifact = Artifact();
   artifact.plans = plans;
-  artifact.chip = options.chip;
-  artifact.blockSize =
-      tiles ? mlir::gdn::kWarpgroupThreads * options.warpgroups
-            : options.blockSize;
+  artifact.chip = options.gpu.chip;
+  artifact.blockSize = options.gpu.blockSize();
   artifact.shape = shape;
   artifact.source = options.kernelPath;
   Status described = Status::success();
@@ -124,14 +111,13 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   if (!described.ok())
     return described;
 
-  Status ptx = tiles ? runStage(
-                          [&](mlir::PassManager &pm, const auto &) {
-                            mlir::gdn::buildGPUTilesToPTX(pm, options.chip);
-                          },
-                          "PTX generation")
-                    : runStage(mlir::gdn::buildGPUToPTXPipeline, "PTX generation");
-  if (!ptx.ok())
-    return ptx;
+  if (Status s = runStage(
+          [&](mlir::PassManager &pm) {
+            mlir::gdn::buildGPUTilesToPTX(pm, options.gpu.chip);
+          },
+          "PTX generation");
+      !s.ok())
+    return s;
   module->walk([&](mlir::gpu::BinaryOp binary) {
     for (mlir::Attribute object : binary.getObjects())
       if (auto obj = mlir::dyn_cast<mlir::gpu::ObjectAttr>(object))

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelSource.h"
+#include "gdn/Dialect/AttrNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -20,11 +21,11 @@ Status gdn::extractLaunchPlans(mlir::ModuleOp module,
   plans.clear();
   std::map<std::string, std::vector<std::pair<int64_t, LaunchStep>>> steps;
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
-    auto entry = func->getAttrOfType<mlir::StringAttr>("gdn.entry");
+    auto entry = func->getAttrOfType<mlir::StringAttr>(mlir::gdn::attrs::kEntry);
     if (!entry)
       continue;
-    auto step = func->getAttrOfType<mlir::IntegerAttr>("gdn.step");
-    auto gridZ = func->getAttrOfType<mlir::StringAttr>("gdn.grid_z");
+    auto step = func->getAttrOfType<mlir::IntegerAttr>(mlir::gdn::attrs::kStep);
+    auto gridZ = func->getAttrOfType<mlir::StringAttr>(mlir::gdn::attrs::kGridZ);
     LaunchStep s;
     s.kernel = func.getSymName().str();
     if (!step || !gridZ || !parseSlotAxis(gridZ.str(), s.gridZ))
@@ -32,22 +33,22 @@ Status gdn::extractLaunchPlans(mlir::ModuleOp module,
                            " lacks gdn.step / gdn.grid_z");
     steps[entry.str()].push_back({step.getInt(), s});
     LaunchPlan &plan = plans[entry.str()];
-    if (auto sched = func->getAttrOfType<mlir::StringAttr>("gdn.schedule"))
+    if (auto sched = func->getAttrOfType<mlir::StringAttr>(mlir::gdn::attrs::kSchedule))
       plan.schedule = sched.str();
-    if (auto seg = func->getAttrOfType<mlir::IntegerAttr>("gdn.segment_chunks"))
+    if (auto seg = func->getAttrOfType<mlir::IntegerAttr>(mlir::gdn::attrs::kSegmentChunks))
       plan.segmentChunks = seg.getInt();
-    if (func->hasAttr("gdn.extra_chunk_in_segment_zero"))
+    if (func->hasAttr(mlir::gdn::attrs::kExtraChunkInSegmentZero))
       plan.extraChunkInSegmentZero = true;
-    if (auto first = func->getAttrOfType<mlir::IntegerAttr>("gdn.first_segment_chunks"))
+    if (auto first = func->getAttrOfType<mlir::IntegerAttr>(mlir::gdn::attrs::kFirstSegmentChunks))
       plan.firstSegmentChunks = first.getInt();
-    if (auto from = func->getAttrOfType<mlir::StringAttr>("gdn.specialized_from"))
+    if (auto from = func->getAttrOfType<mlir::StringAttr>(mlir::gdn::attrs::kSpecializedFrom))
       plan.specializedFrom = from.str();
-    if (auto bound = func->getAttrOfType<mlir::DenseI64ArrayAttr>("gdn.bound_args"))
+    if (auto bound = func->getAttrOfType<mlir::DenseI64ArrayAttr>(mlir::gdn::attrs::kBoundArgs))
       plan.boundArgs.assign(bound.asArrayRef().begin(), bound.asArrayRef().end());
     if (step.getInt() != 0)
       continue;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      auto slots = func.getArgAttrOfType<mlir::StringAttr>(i, "gdn.workspace");
+      auto slots = func.getArgAttrOfType<mlir::StringAttr>(i, mlir::gdn::attrs::kWorkspace);
       if (!slots)
         continue;
       auto memref = mlir::dyn_cast<mlir::MemRefType>(func.getArgument(i).getType());

@@ -408,13 +408,10 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
                   ValueRange{arith::AddFOp::create(b, l, args[2], p, fm)});
             })
             .getResult(0);
-    // Marks the contraction for the GPU path's tensor-core lowering.
-    product.getDefiningOp()->setAttr("gdn.contraction",
-                                     rewriter.getUnitAttr());
     MaskKind mask = op.getMask();
     if (mask == MaskKind::none) {
-      // acc: added after the product, so the contraction the GPU path's
-      // first code generator matches keeps its zero start.
+      // acc: added after the product, whose contraction keeps its zero
+      // start.
       if (Value acc = adaptor.getAcc())
         product = elementwise(rewriter, loc, type, ValueRange{acc, product}, {},
                               [](OpBuilder &b, Location l, ValueRange args) {

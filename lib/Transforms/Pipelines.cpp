@@ -8,7 +8,6 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -20,10 +19,9 @@
 using namespace mlir;
 
 namespace {
-/// Tile program -> linalg on tensors, shared by both targets. Kernels call
-/// a shared per-chunk function; inlining it first gives bufferization one
-/// body per kernel. `beforeConversion` runs right after inlining (the CPU
-/// turns program ids into arguments there).
+/// Tile program -> linalg on tensors (the CPU path). Kernels call a shared
+/// per-chunk function; inlining it first gives bufferization one body per
+/// kernel. `beforeConversion` runs right after inlining.
 void addTileToLinalg(OpPassManager &pm,
                      function_ref<void(OpPassManager &)> beforeConversion) {
   pm.addPass(createInlinerPass());
@@ -102,42 +100,6 @@ void gdn::buildCPULowering(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void gdn::buildGPUKernelPipeline(OpPassManager &pm,
-                                 const GPUPipelineOptions &options) {
-  addSchedulePass(pm, options.schedule);
-  buildGPULowering(pm, options);
-}
-
-void gdn::buildGPULowering(OpPassManager &pm,
-                           const GPUPipelineOptions &options) {
-  // Program ids stay: the outlined kernels read them as block ids.
-  addTileToLinalg(pm, [](OpPassManager &) {});
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  addBufferize(pm);
-  pm.addPass(createCanonicalizerPass());
-  GDNGPUOutlineOptions outline;
-  outline.blockSize = options.blockSize;
-  outline.sharedMemoryBudget = options.sharedMemory;
-  pm.addPass(createGDNGPUOutline(outline));
-  GDNGPUDistributeOptions distribute;
-  distribute.mma = options.mma;
-  pm.addNestedPass<gpu::GPUModuleOp>(createGDNGPUDistribute(distribute));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createLowerAffinePass());
-}
-
-void gdn::buildGPUToPTXPipeline(OpPassManager &pm,
-                                const GPUPipelineOptions &options) {
-  gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = options.chip;
-  nvvm.cubinFeatures = options.features;
-  nvvm.cubinFormat = "isa";
-  nvvm.optLevel = options.optLevel;
-  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
-}
-
 namespace {
 /// Scheduled kernels -> tiles with layouts.
 void addLayoutPasses(OpPassManager &pm, unsigned numWarps) {
@@ -180,13 +142,28 @@ void addLowerTiles(OpPassManager &pm, const std::string &mmaPrecision,
 } // namespace
 
 void gdn::buildGPUTileLowering(OpPassManager &pm,
-                               const std::string &mmaPrecision,
-                               int64_t warpgroups, bool prefetch) {
-  addLayoutPasses(pm, kWarpgroupThreads / 32 * warpgroups);
+                               const gdn::GPUCodegenOptions &options) {
+  addLayoutPasses(pm, options.numWarps());
   GDNGPUOutlineOptions outline;
-  outline.blockSize = kWarpgroupThreads * warpgroups;
+  outline.blockSize = options.blockSize();
   pm.addPass(createGDNGPUOutline(outline));
-  addLowerTiles(pm, mmaPrecision, prefetch);
+  addLowerTiles(pm, options.mma, options.prefetch);
+}
+
+void gdn::buildGPUPipeline(OpPassManager &pm, const std::string &schedule,
+                           const gdn::GPUCodegenOptions &options) {
+  addSchedulePass(pm, schedule);
+  buildGPUTileLowering(pm, options);
+  buildGPUTilesToPTX(pm, options.chip);
+}
+
+gdn::GPUCodegenOptions gdn::GPUPipelineOptions::codegen() const {
+  gdn::GPUCodegenOptions options;
+  options.chip = chip;
+  options.mma = mmaPrecision;
+  options.warpgroups = warpgroups;
+  options.prefetch = prefetch;
+  return options;
 }
 
 void gdn::buildGPUTilesToPTXPipeline(OpPassManager &pm,
@@ -226,14 +203,27 @@ void gdn::registerGDNPassesAndPipelines() {
       "Lower a gdn kernel to the LLVM dialect for CPU execution "
       "(schedule, program ids -> arguments, gdn -> linalg, bufferize, loops, LLVM)",
       buildCPUPipeline);
-  PassPipelineRegistration<GPUPipelineOptions>(
+  // Registered through registerPassPipeline so that bad option values are
+  // refused with a message instead of building a wrong pipeline.
+  registerPassPipeline(
       "gdn-gpu-pipeline",
-      "Lower a gdn kernel to PTX for NVIDIA GPUs (schedule, bufferize, outline to a "
-      "gpu.module, spread tile work over threads with tensor-core matmuls, "
-      "NVVM, PTX in a gpu.binary)",
-      [](OpPassManager &pm, const GPUPipelineOptions &options) {
-        buildGPUKernelPipeline(pm, options);
-        buildGPUToPTXPipeline(pm, options);
+      "Lower a gdn kernel to PTX with the register-tile GPU back end "
+      "(schedule, layouts, outline to a gpu.module, tiles to registers / "
+      "shared memory / wgmma, NVVM, PTX in a gpu.binary); the same passes "
+      "and defaults as gdn-run --emit ptx",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        GPUPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        gdn::GPUCodegenOptions codegen = options.codegen();
+        if (std::string why = codegen.invalidReason(); !why.empty())
+          return errorHandler("gdn-gpu-pipeline: " + why);
+        buildGPUPipeline(pm, options.schedule, codegen);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> printOptions) {
+        printOptions(GPUPipelineOptions());
       });
   PassPipelineRegistration<GPULayoutPipelineOptions>(
       "gdn-gpu-layout-pipeline",

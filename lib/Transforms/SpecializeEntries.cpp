@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Transforms/Passes.h"
+#include "gdn/Dialect/AttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,7 +29,7 @@ func::FuncOp specialize(func::FuncOp entry, Operation *after,
                         DictionaryAttr set, unsigned n) {
   llvm::StringMap<unsigned> flags;
   for (unsigned i = 0; i < entry.getNumArguments(); ++i)
-    if (auto name = entry.getArgAttrOfType<StringAttr>(i, "gdn.flag"))
+    if (auto name = entry.getArgAttrOfType<StringAttr>(i, gdn::attrs::kFlag))
       if (!flags.try_emplace(name.getValue(), i).second) {
         entry.emitError() << "two arguments carry gdn.flag '"
                           << name.getValue() << "'";
@@ -44,8 +45,8 @@ func::FuncOp specialize(func::FuncOp entry, Operation *after,
   }
   auto copy = cast<func::FuncOp>(b.clone(*entry));
   copy.setSymName(name);
-  copy->removeAttr("gdn.specialize");
-  copy->setAttr("gdn.specialized_from", b.getStringAttr(entry.getSymName()));
+  copy->removeAttr(gdn::attrs::kSpecialize);
+  copy->setAttr(gdn::attrs::kSpecializedFrom, b.getStringAttr(entry.getSymName()));
   Block &body = copy.getBody().front();
   b.setInsertionPointToStart(&body);
   SmallVector<int64_t> bound;
@@ -86,7 +87,7 @@ func::FuncOp specialize(func::FuncOp entry, Operation *after,
     arg.replaceAllUsesWith(constant);
     bound.append({static_cast<int64_t>(it->second), v});
   }
-  copy->setAttr("gdn.bound_args", b.getDenseI64ArrayAttr(bound));
+  copy->setAttr(gdn::attrs::kBoundArgs, b.getDenseI64ArrayAttr(bound));
   return copy;
 }
 
@@ -95,10 +96,10 @@ struct SpecializeEntriesPass
   void runOnOperation() override {
     SmallVector<func::FuncOp> entries;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func->hasAttr("gdn.specialize"))
+      if (func->hasAttr(gdn::attrs::kSpecialize))
         entries.push_back(func);
     for (func::FuncOp entry : entries) {
-      auto sets = entry->getAttrOfType<ArrayAttr>("gdn.specialize");
+      auto sets = entry->getAttrOfType<ArrayAttr>(gdn::attrs::kSpecialize);
       if (!sets || entry.isExternal()) {
         entry.emitError("gdn.specialize must be an array of dictionaries on "
                         "a function with a body");
@@ -117,12 +118,12 @@ struct SpecializeEntriesPass
           return signalPassFailure();
         after = copy;
       }
-      entry->removeAttr("gdn.specialize");
+      entry->removeAttr(gdn::attrs::kSpecialize);
     }
     // The flag marks mean nothing past this point.
     for (auto func : getOperation().getOps<func::FuncOp>())
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
-        func.removeArgAttr(i, "gdn.flag");
+        func.removeArgAttr(i, gdn::attrs::kFlag);
   }
 };
 } // namespace

@@ -1,4 +1,4 @@
-// RUN: gdn-opt %s -split-input-file --gdn-gpu-assign-layouts | FileCheck %s
+// RUN: gdn-opt %s -split-input-file --gdn-gpu-assign-layouts="num-warps=4" | FileCheck %s
 // RUN: not gdn-opt %s --gdn-gpu-assign-layouts="num-warps=6" 2>&1 | FileCheck %s --check-prefix=WARPS
 
 // WARPS: num-warps must be a positive multiple of 4 (whole warpgroups), got 6

@@ -8,7 +8,8 @@
 // stored from them (each thread writes its own registers). The state
 // update and the output's sum accumulate into the tile they add to
 // (gdn-fold-matmul-accumulate): one 128 x 128 accumulator, not two.
-// RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-gpu-layout-pipeline=schedule=fused | FileCheck %s --check-prefix=FUSED
+// One warpgroup (num-warps=4; the default is gdn-run's two) keeps the layouts short.
+// RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-gpu-layout-pipeline="schedule=fused num-warps=4" | FileCheck %s --check-prefix=FUSED
 // FUSED-DAG: #[[B2:.*]] = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 // FUSED-DAG: #[[MMA:.*]] = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 128>
 // FUSED-LABEL: func.func @gdn_pool(

@@ -5,6 +5,7 @@
 
 #include "gdn/Driver/Launch.h"
 #include "gdn/Runtime/Artifact.h"
+#include "gdn/Transforms/CodegenOptions.h"
 
 #include <string>
 
@@ -17,13 +18,7 @@ struct BackendOptions {
   bool printIRAfterAll = false;
   int threads = 1;           // CPU
   int warmup = 3, repeat = 20; // CUDA timing
-  std::string chip = "sm_90a";
-  int64_t blockSize = 256;   // CUDA threads per block
-  std::string mma = "tf32";  // CUDA tensor-core precision
-  std::string gpuBackend = "simt"; // CUDA code generator: simt or tiles
-  int64_t warpgroups = 2;          // tiles: warpgroups per block (1 or 2)
-  bool prefetch = true;            // tiles: L2 prefetch of the next chunk
-  int64_t sharedMemory = 196608; // CUDA shared memory for tile buffers
+  mlir::gdn::GPUCodegenOptions gpu;       // CUDA, when compiling
 };
 
 /// True where this binary can compile kernels (built with MLIR).

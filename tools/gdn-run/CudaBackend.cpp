@@ -37,13 +37,7 @@ Status run::gpuArtifact(const BackendOptions &o, const KernelShape &shape,
   c.kernelPath = o.kernelPath;
   c.shape = shape;
   c.printIRAfterAll = o.printIRAfterAll;
-  c.chip = o.chip;
-  c.blockSize = o.blockSize;
-  c.mma = o.mma;
-  c.gpuBackend = o.gpuBackend;
-  c.warpgroups = o.warpgroups;
-  c.prefetch = o.prefetch;
-  c.sharedMemory = o.sharedMemory;
+  c.gpu = o.gpu;
   c.schedule = o.schedule;
   return compileForGPU(c, artifact);
 #else

@@ -58,14 +58,9 @@ struct Options {
   int threads = 0;
   double tolerance = 5e-3;
   std::string artifactsDir;
-  std::string chip = "sm_90a";
   int warmup = 3, repeat = 20;
-  int64_t blockSize = 256;
-  std::string mma; // default: bf16 on tiles, tf32 on simt
-  std::string gpuBackend = "tiles";
-  int64_t warpgroups = 2;
+  mlir::gdn::GPUCodegenOptions gpu;
   std::string prefetch = "next-chunk";
-  int64_t sharedMemory = 196608;
   std::string schedule;
 };
 
@@ -139,32 +134,18 @@ int main(int argc, char **argv) {
                  "for artifact)");
   app.add_option("--artifacts", o.artifactsDir, "cuda: run the PTX artifact "
                  "in DIR (or DIR/k<K>_v<V>_<dtype>) instead of compiling");
-  app.add_option("--chip", o.chip, "cuda: target architecture")
+  app.add_option("--chip", o.gpu.chip, "cuda: target architecture")
       ->capture_default_str();
-  CLI::Option *blockSizeOption =
-      app.add_option("--block-size", o.blockSize, "cuda, simt: threads per "
-                     "block (a multiple of 32)")->capture_default_str();
-  CLI::Option *sharedMemoryOption =
-      app.add_option("--shared-memory", o.sharedMemory, "cuda, simt: bytes "
-                     "of shared memory per block for tile buffers (0: all in "
-                     "global scratch)")->capture_default_str();
-  app.add_option("--mma", o.mma, "cuda: tensor-core operand precision, tf32 "
-                 "or bf16 (fp32 accumulation either way); default: bf16 on "
-                 "the tiles back end, tf32 on simt")
-      ->check(CLI::IsMember({"tf32", "bf16"}));
-  app.add_option("--gpu-backend", o.gpuBackend, "cuda: code generator, tiles "
-                 "(register tiles with layouts and wgmma; docs/GPUBackend.md) "
-                 "or simt (the first one: block-wide loops, mma.sync)")
-      ->check(CLI::IsMember({"simt", "tiles"}))->capture_default_str();
-  CLI::Option *warpgroupsOption = app.add_option(
-      "--warpgroups", o.warpgroups,
-      "cuda, tiles: warpgroups per block, 1 or 2 (2 splits every matmul's N "
-      "between them: half the registers per thread)");
-  warpgroupsOption
+  app.add_option("--mma", o.gpu.mma, "cuda: tensor-core operand precision, "
+                 "bf16 or tf32 (fp32 accumulation either way)")
+      ->check(CLI::IsMember({"tf32", "bf16"}))->capture_default_str();
+  app.add_option("--warpgroups", o.gpu.warpgroups,
+                 "cuda: warpgroups per block, 1 or 2 (2 splits every "
+                 "matmul's N between them: half the registers per thread)")
       ->check(CLI::Range(1, 2))->capture_default_str();
   CLI::Option *prefetchOption = app.add_option(
       "--prefetch", o.prefetch,
-      "cuda, tiles, when compiling: next-chunk (each chunk loop asks for the "
+      "cuda, when compiling: next-chunk (each chunk loop asks for the "
       "next chunk's input tiles in L2 while the current one computes) or "
       "none (for every schedule; a schedule's own prefetch=none, as auto's "
       "split-seq first-segment=run picks have, leaves it out of that "
@@ -312,27 +293,8 @@ int main(int argc, char **argv) {
                     : std::max(1u, std::thread::hardware_concurrency());
   backendOptions.warmup = o.warmup;
   backendOptions.repeat = o.repeat;
-  backendOptions.chip = o.chip;
-  backendOptions.blockSize = o.blockSize;
-  if (o.mma.empty())
-    o.mma = o.gpuBackend == "tiles" ? "bf16" : "tf32";
-  backendOptions.mma = o.mma;
-  backendOptions.gpuBackend = o.gpuBackend;
-  backendOptions.warpgroups = o.warpgroups;
-  backendOptions.prefetch = o.prefetch == "next-chunk";
-  if (prefetchOption->count() > 0 && o.gpuBackend != "tiles")
-    return refuse("--prefetch applies to the register-tile GPU back end "
-                  "only (--gpu-backend tiles)");
-  if (warpgroupsOption->count() > 0 && o.gpuBackend != "tiles")
-    return refuse("--warpgroups applies to the register-tile GPU back end "
-                  "only (--gpu-backend tiles); the simt back end takes "
-                  "--block-size");
-  if ((blockSizeOption->count() > 0 || sharedMemoryOption->count() > 0) &&
-      o.gpuBackend != "simt")
-    return refuse("--block-size and --shared-memory apply to the simt GPU "
-                  "back end only (--gpu-backend simt); the tiles back end "
-                  "takes --warpgroups and plans its shared memory itself");
-  backendOptions.sharedMemory = o.sharedMemory;
+  o.gpu.prefetch = o.prefetch == "next-chunk";
+  backendOptions.gpu = o.gpu;
   if (prefetchOption->count() > 0 && !o.artifactsDir.empty())
     return refuse("--prefetch and --artifacts: an artifact's kernels were "
                   "compiled with or without the prefetch already");

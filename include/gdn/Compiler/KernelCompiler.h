@@ -13,6 +13,7 @@
 #include "gdn/Runtime/LaunchPlan.h"
 #include "gdn/TensorIO/DType.h"
 #include "gdn/TensorIO/Status.h"
+#include "gdn/Transforms/CodegenOptions.h"
 
 #include <memory>
 #include <string>
@@ -30,21 +31,7 @@ struct CompileOptions {
   std::string schedule;       // fusion schedule: name or file (empty: fused)
   KernelShape shape;
   bool printIRAfterAll = false; // every stage of the pipeline to stderr
-  std::string chip = "sm_90a";  // GPU: target architecture
-  int64_t blockSize = 256;      // GPU: threads per block
-  std::string mma = "tf32";     // GPU: tensor-core precision, tf32 or bf16
-  // GPU: code generator. "simt": every tile op a block-wide loop over
-  // shared / global memory, mma.sync (the default); "tiles": the register-
-  // tile back end (layouts, wgmma; docs/GPUBackend.md).
-  std::string gpuBackend = "simt";
-  // GPU, tiles: warpgroups per block (1 or 2). With 2 (the default), every
-  // matmul's N is split between them and each thread holds half of every
-  // tile: fewer spills and twice the warps to hide latency.
-  int64_t warpgroups = 2;
-  // GPU, tiles: chunk loops ask for the next chunk's input tiles in L2
-  // while the current chunk computes (gdn-gpu-prefetch-next-chunk).
-  bool prefetch = true;
-  int64_t sharedMemory = 196608; // GPU: dynamic shared memory for tiles
+  mlir::gdn::GPUCodegenOptions gpu;        // the GPU code generator's options
 };
 
 struct Artifact;

@@ -3,6 +3,8 @@
 #ifndef GDN_TRANSFORMS_PASSES_H
 #define GDN_TRANSFORMS_PASSES_H
 
+#include "gdn/Transforms/CodegenOptions.h"
+
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -40,88 +42,80 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// The CPU pipeline after scheduling (gdn -> linalg -> loops -> LLVM).
 void buildCPULowering(OpPassManager &pm);
 
-/// Options of the GPU pipeline.
+/// gdn-opt's options of the register-tile GPU back end; their defaults are
+/// GPUCodegenOptions' (gdn/Transforms/CodegenOptions.h), as gdn-run's are.
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
-  PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("GPU architecture"),
-      llvm::cl::init("sm_90a")};
-  PassOptions::Option<std::string> features{
-      *this, "features", llvm::cl::desc("PTX features"),
-      llvm::cl::init("+ptx80")};
-  PassOptions::Option<int> optLevel{
-      *this, "opt-level", llvm::cl::desc("LLVM optimisation level"),
-      llvm::cl::init(3)};
-  PassOptions::Option<int64_t> blockSize{
-      *this, "block-size", llvm::cl::desc("threads per block"),
-      llvm::cl::init(256)};
-  PassOptions::Option<int64_t> sharedMemory{
-      *this, "shared-memory",
-      llvm::cl::desc("bytes of dynamic shared memory per block for tiles "
-                     "(192 KiB: fits sm_90's 227 KiB with the bf16 slabs)"),
-      llvm::cl::init(196608)};
   PassOptions::Option<std::string> schedule{
       *this, "schedule",
-      llvm::cl::desc("fusion schedule: fused, staged, staged-bf16, split-seq "
-                     "or a schedule file (empty: gdn-opt's --schedule, else "
+      llvm::cl::desc("fusion schedule: a name, a schedule text or file "
+                     "(docs/Schedules.md; empty: gdn-opt's --schedule, else "
                      "fused)"),
       llvm::cl::init("")};
-  PassOptions::Option<std::string> mma{
-      *this, "mma",
-      llvm::cl::desc("tensor-core operand precision: tf32 or bf16"),
-      llvm::cl::init("tf32")};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture (wgmma needs sm_90a)"),
+      llvm::cl::init(kDefaultChip)};
+  PassOptions::Option<std::string> mmaPrecision{
+      *this, "mma-precision",
+      llvm::cl::desc("tensor-core operand precision: bf16 or tf32"),
+      llvm::cl::init(kDefaultMma)};
+  PassOptions::Option<int64_t> warpgroups{
+      *this, "warpgroups",
+      llvm::cl::desc("warpgroups per block, 1 or 2 (2 splits every "
+                     "matmul's N between them)"),
+      llvm::cl::init(kDefaultWarpgroups)};
+  PassOptions::Option<bool> prefetch{
+      *this, "prefetch",
+      llvm::cl::desc("chunk loops ask for the next chunk's tiles in L2 "
+                     "(gdn-gpu-prefetch-next-chunk)"),
+      llvm::cl::init(true)};
+
+  /// The code generator's options these spell.
+  GPUCodegenOptions codegen() const;
 };
 
 /// The register-tile back end after the schedule: layouts, outlining, tiles
-/// to registers / shared memory / wgmma (`warpgroups` warpgroups per block,
-/// splitting every matmul's N; with `prefetch`, chunk loops ask for the next
-/// chunk's tiles in L2). Leaves gpu.func kernels for buildGPUTilesToPTX.
-void buildGPUTileLowering(OpPassManager &pm, const std::string &mmaPrecision,
-                          int64_t warpgroups = 2, bool prefetch = true);
-/// gpu.module kernels after gdn-gpu-lower-tiles -> NVVM -> PTX.
+/// to registers / shared memory / wgmma. Leaves gpu.func kernels for
+/// buildGPUTilesToPTX.
+void buildGPUTileLowering(OpPassManager &pm,
+                          const GPUCodegenOptions &options);
+/// gpu.module kernels after gdn-gpu-lower-tiles -> NVVM -> PTX in a
+/// gpu.binary.
 void buildGPUTilesToPTX(OpPassManager &pm, const std::string &chip);
-/// Threads of one warpgroup: the register-tile back end's kernels have one
-/// or two per block.
-constexpr int64_t kWarpgroupThreads = 128;
+/// The whole GPU back end (gdn-gpu-pipeline): gdn-schedule with `schedule`,
+/// buildGPUTileLowering, buildGPUTilesToPTX. compileForGPU runs the same
+/// passes in these two steps, reading the kernels' launch geometry between
+/// them.
+void buildGPUPipeline(OpPassManager &pm, const std::string &schedule,
+                      const GPUCodegenOptions &options);
 
-/// First half of the GPU pipeline: gdn -> linalg -> buffers -> a gpu.module
-/// whose kernels have their tile work spread over threads (tensor cores for
-/// matmuls). Kernels carry `gdn.scratch_bytes_per_block`.
-void buildGPUKernelPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
-/// buildGPUKernelPipeline without its first pass, gdn-schedule.
-void buildGPULowering(OpPassManager &pm, const GPUPipelineOptions &options);
-
-/// Second half: the gpu.module -> NVVM -> PTX in a gpu.binary (upstream
-/// gpu-lower-to-nvvm-pipeline with format=isa).
-void buildGPUToPTXPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
-
-/// The register-tile back end (docs/GPUBackend.md), as far as it goes: the
-/// scheduled kernel with a layout on every tile.
+/// The register-tile back end's first stage alone: the scheduled kernel with
+/// a layout on every tile.
 struct GPULayoutPipelineOptions
     : public PassPipelineOptions<GPULayoutPipelineOptions> {
   PassOptions::Option<std::string> schedule{
       *this, "schedule",
-      llvm::cl::desc("fusion schedule: fused, staged, staged-bf16, split-seq "
-                     "or a schedule file (empty: gdn-opt's --schedule, else "
-                     "fused)"),
+      llvm::cl::desc("fusion schedule: a name, a schedule text or file "
+                     "(empty: gdn-opt's --schedule, else fused)"),
       llvm::cl::init("")};
   PassOptions::Option<unsigned> numWarps{
       *this, "num-warps",
-      llvm::cl::desc("warps per block (a multiple of 4)"), llvm::cl::init(4)};
+      llvm::cl::desc("warps per block (a multiple of 4)"),
+      llvm::cl::init(GPUCodegenOptions().numWarps())};
 };
 
 void buildGPULayoutPipeline(OpPassManager &pm,
                             const GPULayoutPipelineOptions &options);
 
-/// gpu.module kernels in the layout IR -> PTX: gdn-gpu-lower-tiles, then
-/// upstream GPU -> NVVM (kernel memrefs as expanded descriptors) and PTX.
+/// The back end's last stage alone: gpu.module kernels in the layout IR
+/// (after gdn-gpu-outline) -> PTX.
 struct GPUTilesToPTXOptions : public PassPipelineOptions<GPUTilesToPTXOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture (wgmma needs sm_90a)"),
-      llvm::cl::init("sm_90a")};
+      llvm::cl::init(kDefaultChip)};
   PassOptions::Option<std::string> mmaPrecision{
       *this, "mma-precision",
-      llvm::cl::desc("tensor-core operand precision: tf32 or bf16"),
-      llvm::cl::init("tf32")};
+      llvm::cl::desc("tensor-core operand precision: bf16 or tf32"),
+      llvm::cl::init(kDefaultMma)};
   PassOptions::Option<bool> prefetch{
       *this, "prefetch",
       llvm::cl::desc("chunk loops ask for the next chunk's tiles in L2 "
@@ -133,7 +127,7 @@ void buildGPUTilesToPTXPipeline(OpPassManager &pm,
                                 const GPUTilesToPTXOptions &options);
 
 /// Registers every gdn pass and the named pipelines (gdn-cpu-pipeline,
-/// gdn-gpu-pipeline).
+/// gdn-gpu-pipeline and its stages).
 void registerGDNPassesAndPipelines();
 
 } // namespace gdn

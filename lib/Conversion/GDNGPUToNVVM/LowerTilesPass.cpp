@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLowering.h"
+#include "gdn/Dialect/AttrNames.h"
 
 #include "gdn/Dialect/GDNDialect.h"
 #include "gdn/Transforms/Passes.h"
@@ -75,12 +76,10 @@ struct LowerTilesPass
         });
 
     auto result = getOperation().walk([&](gpu::GPUFuncOp kernel) {
-      SharedMemoryPlan plan(kernel, stagedElementBytes(precision),
-                            bulkCheckpoints);
+      SharedMemoryPlan plan(kernel, stagedElementBytes(precision));
       RewritePatternSet patterns(ctx);
       populateElementwiseOpToNVVMPatterns(converter, patterns);
       populateLoadStoreOpToNVVMPatterns(converter, patterns);
-      populateBulkStoreToNVVMPatterns(converter, patterns, plan);
       populateTilePrefetchToNVVMPatterns(converter, patterns);
       populateConvertLayoutOpToNVVMPatterns(converter, patterns, plan);
       populateRowOpToNVVMPatterns(converter, patterns);
@@ -91,9 +90,7 @@ struct LowerTilesPass
                                                            target);
       if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
         return WalkResult::interrupt();
-      if (plan.hasBulkStores())
-        emitBulkStoreDrain(kernel);
-      kernel->setAttr("gdn.shared_bytes_per_block",
+      kernel->setAttr(gdn::attrs::kSharedBytesPerBlock,
                       IntegerAttr::get(IntegerType::get(ctx, 64), plan.totalBytes()));
       return WalkResult::advance();
     });

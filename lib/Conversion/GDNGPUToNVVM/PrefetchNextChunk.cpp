@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLowering.h"
+#include "gdn/Dialect/AttrNames.h"
 
 #include "gdn/Dialect/GDNDialect.h"
 #include "gdn/Transforms/Passes.h"
@@ -151,7 +152,7 @@ struct PrefetchNextChunkPass
       // The lowering spreads a prefetch over a one-dimensional block.
       std::optional<int64_t> threads = gdn_gpu::flatBlockThreads(kernel);
       // A schedule with prefetch=none marks its kernels gdn.no_prefetch.
-      if (!kernel.isKernel() || !threads || kernel->hasAttr("gdn.no_prefetch"))
+      if (!kernel.isKernel() || !threads || kernel->hasAttr(gdn::attrs::kNoPrefetch))
         return;
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });

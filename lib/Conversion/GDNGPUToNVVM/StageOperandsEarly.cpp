@@ -150,7 +150,7 @@ struct StageOperandsEarlyPass
         if (isStaging(op))
           stagings.push_back(op);
       });
-      int64_t bytes = SharedMemoryPlan(kernel, stagedBytes, /*bulkStores=*/false).totalBytes();
+      int64_t bytes = SharedMemoryPlan(kernel, stagedBytes).totalBytes();
       for (Operation *staging : stagings)
         bytes = hoist(kernel, staging, stagedBytes, bytes);
       SmallVector<Operation *> stores;
@@ -203,7 +203,7 @@ struct StageOperandsEarlyPass
           op->moveBefore(&op->getBlock()->front());
       }
     }
-    int64_t bytes = SharedMemoryPlan(kernel, stagedBytes, /*bulkStores=*/false).totalBytes();
+    int64_t bytes = SharedMemoryPlan(kernel, stagedBytes).totalBytes();
     if (bytes <= std::max<int64_t>(sharedBudget, bytesBefore))
       return bytes;
     // Back in reverse order: each op's old successor is then in place.

@@ -56,8 +56,7 @@ struct Live {
 };
 } // namespace
 
-SharedMemoryPlan::SharedMemoryPlan(Operation *kernel, int64_t stagedBytes,
-                                   bool bulkStores) {
+SharedMemoryPlan::SharedMemoryPlan(Operation *kernel, int64_t stagedBytes) {
   llvm::DenseMap<Operation *, int64_t> position;
   int64_t next = 0;
   kernel->walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -100,37 +99,6 @@ SharedMemoryPlan::SharedMemoryPlan(Operation *kernel, int64_t stagedBytes,
     total = std::max(total, offset + live.bytes);
     active.push_back(&live);
   }
-  if (bulkStores)
-    planBulkStores(kernel);
-}
-
-void SharedMemoryPlan::planBulkStores(Operation *kernel) {
-  std::optional<int64_t> threads =
-      flatBlockThreads(dyn_cast<gpu::GPUFuncOp>(kernel));
-  kernel->walk([&](gdn::StateStoreOp store) {
-    // Only checkpoints: a store after the chunk loop has nothing left to
-    // overlap with.
-    if (!store->getParentOfType<scf::ForOp>())
-      return;
-    auto type = cast<RankedTensorType>(store.getValue().getType());
-    auto pool = cast<MemRefType>(store.getPool().getType());
-    if (!getDistributedLayout(type) || type.getRank() != 2 ||
-        !pool.getLayout().isIdentity() || pool.getRank() != 4 ||
-        ShapedType::isDynamic(pool.getDimSize(2)) ||
-        pool.getDimSize(3) != type.getDimSize(1) ||
-        type.getElementTypeBitWidth() != 32)
-      return;
-    // One thread copies each row.
-    if (!threads || type.getDimSize(0) > *threads)
-      return;
-    int64_t bytes = llvm::alignTo(type.getDimSize(0) * bulkStoreRowStride(type),
-                                  kSharedAlignment);
-    int64_t offset = llvm::alignTo(total, kSharedAlignment);
-    if (offset + bytes > kMaxSharedBytes)
-      return;
-    bulkOffsets[store] = offset;
-    total = offset + bytes;
-  });
 }
 
 static gpu::AddressSpaceAttr workgroupSpace(MLIRContext *ctx) {

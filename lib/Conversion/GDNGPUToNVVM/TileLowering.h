@@ -40,13 +40,8 @@ inline int64_t stagedElementBytes(MmaPrecision precision) {
 /// at offset 0 (bracketed by barriers), then the staged tensor-core
 /// operands. Each staged operand lives from its staging to the end of its
 /// last use (a use inside a loop keeps it to the end of that loop); buffers
-/// whose lives do not overlap share bytes. Last, with `bulkStores` (the
-/// pass's bulk-checkpoints, an experiment that is off by default), a
-/// buffer of its own for each state store inside a loop (a paged
-/// checkpoint), which leaves through bulk copies (BulkStoreToNVVM.cpp)
-/// while later ops use every other byte; a store whose buffer would not fit
-/// in kMaxSharedBytes stays a store from registers. Offsets are planned
-/// before the conversion, from the layout IR.
+/// whose lives do not overlap share bytes. Offsets are planned before the
+/// conversion, from the layout IR.
 class SharedMemoryPlan {
 public:
   /// The most dynamic shared memory a block may use (sm_90: 227 KiB).
@@ -54,29 +49,17 @@ public:
 
   /// Plans `kernel`'s shared memory; operands staged as `stagedBytes`-byte
   /// elements.
-  SharedMemoryPlan(Operation *kernel, int64_t stagedBytes, bool bulkStores);
+  SharedMemoryPlan(Operation *kernel, int64_t stagedBytes);
   int64_t scratchOffset() const { return 0; }
   int64_t scratchBytes() const { return scratch; }
   /// The buffer of a staging conversion (a convert_layout to a dot operand).
   int64_t offsetOf(Operation *staging) const { return offsets.lookup(staging); }
-  /// The buffer of a state store that leaves through bulk copies, if it is
-  /// one.
-  std::optional<int64_t> bulkStoreOffset(Operation *store) const {
-    auto it = bulkOffsets.find(store);
-    if (it == bulkOffsets.end())
-      return std::nullopt;
-    return it->second;
-  }
-  bool hasBulkStores() const { return !bulkOffsets.empty(); }
   int64_t totalBytes() const { return total; }
 
 private:
-  void planBulkStores(Operation *kernel);
-
   int64_t scratch = 0;
   int64_t total = 0;
   llvm::DenseMap<Operation *, int64_t> offsets;
-  llvm::DenseMap<Operation *, int64_t> bulkOffsets;
 };
 
 class TileTypeConverter : public TypeConverter {
@@ -165,18 +148,6 @@ void populateElementwiseOpToNVVMPatterns(TileTypeConverter &converter,
 void populateLoadStoreOpToNVVMPatterns(TileTypeConverter &converter,
                                        RewritePatternSet &patterns);
 
-/// Bytes between the rows of a bulk store's buffer: a row of 4-byte
-/// elements padded by 32 bytes, so that the eight rows a warp's
-/// accumulator store touches fall on different banks.
-int64_t bulkStoreRowStride(RankedTensorType type);
-/// gdn.state_store with a bulk buffer in `plan`: registers to the padded
-/// rows, then one `cp.async.bulk` a row from the block's first threads.
-void populateBulkStoreToNVVMPatterns(TileTypeConverter &converter,
-                                     RewritePatternSet &patterns,
-                                     SharedMemoryPlan &plan);
-/// Before each return of `kernel`: wait until its bulk copies have read
-/// their buffers (shared memory must outlive them).
-void emitBulkStoreDrain(gpu::GPUFuncOp kernel);
 /// How gdn.tile_prefetch numbers a tile's cache lines: row by row, each row
 /// a run of 128-byte lines when its columns are the memref's contiguous
 /// dimension, else a line per element.

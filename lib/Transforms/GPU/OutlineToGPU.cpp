@@ -1,6 +1,7 @@
 //===- OutlineToGPU.cpp - bufferized kernels -> gpu.func with scratch -----===//
 
 #include "gdn/Dialect/GDNDialect.h"
+#include "gdn/Dialect/AttrNames.h"
 #include "gdn/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -93,8 +94,8 @@ struct OutlineToGPUPass
     kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
         {static_cast<int32_t>(blockSize), 1, 1}));
     // The schedule's `prefetch=none`, for gdn-gpu-prefetch-next-chunk.
-    if (f->hasAttr("gdn.no_prefetch"))
-      kernel->setAttr("gdn.no_prefetch", b.getUnitAttr());
+    if (f->hasAttr(gdn::attrs::kNoPrefetch))
+      kernel->setAttr(gdn::attrs::kNoPrefetch, b.getUnitAttr());
 
     Block &entry = kernel.getBody().front();
     IRMapping map;
@@ -215,7 +216,7 @@ struct OutlineToGPUPass
         offset += llvm::alignTo(bytesOf(t), kSlotAlignment);
       }
     }
-    kernel->setAttr("gdn.shared_bytes_per_block",
+    kernel->setAttr(gdn::attrs::kSharedBytesPerBlock,
                     b.getI64IntegerAttr(sharedBytes));
     // The first op of the body may have been an alloc erased above.
     b.setInsertionPointToStart(&entry);
@@ -243,7 +244,7 @@ struct OutlineToGPUPass
       alloc.replaceAllUsesWith(view);
       alloc.erase();
     }
-    kernel->setAttr("gdn.scratch_bytes_per_block",
+    kernel->setAttr(gdn::attrs::kScratchBytesPerBlock,
                     b.getI64IntegerAttr(perBlock));
     return success();
   }

@@ -1,6 +1,7 @@
 //===- ScanLowering.cpp - kernels, stages and workspaces of a schedule ----===//
 
 #include "ScanLowering.h"
+#include "gdn/Dialect/AttrNames.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -81,27 +82,27 @@ LogicalResult ScanLowering::addKernel(
   kernel.setSymName(name);
   for (const Workspace &w : workspaces) {
     auto attrs = b.getDictionaryAttr(b.getNamedAttr(
-        "gdn.workspace", b.getStringAttr(gridZName(w.slots))));
+        gdn::attrs::kWorkspace, b.getStringAttr(gridZName(w.slots))));
     if (failed(kernel.insertArgument(kernel.getNumArguments(), w.memref, attrs,
                                      kernel.getLoc())))
       return kernel.emitError("cannot append the workspace arguments");
   }
-  kernel->setAttr("gdn.entry", b.getStringAttr(entry.getSymName()));
-  kernel->setAttr("gdn.step", b.getI64IntegerAttr(nextStep++));
-  kernel->setAttr("gdn.grid_z", b.getStringAttr(gridZName(z)));
-  kernel->setAttr("gdn.schedule", b.getStringAttr(opts.str()));
+  kernel->setAttr(gdn::attrs::kEntry, b.getStringAttr(entry.getSymName()));
+  kernel->setAttr(gdn::attrs::kStep, b.getI64IntegerAttr(nextStep++));
+  kernel->setAttr(gdn::attrs::kGridZ, b.getStringAttr(gridZName(z)));
+  kernel->setAttr(gdn::attrs::kSchedule, b.getStringAttr(opts.str()));
   if (z == GridZ::Segments ||
       llvm::any_of(workspaces,
                    [](const Workspace &w) { return w.slots == GridZ::Segments; }))
-    kernel->setAttr("gdn.segment_chunks", b.getI64IntegerAttr(opts.segmentChunks));
+    kernel->setAttr(gdn::attrs::kSegmentChunks, b.getI64IntegerAttr(opts.segmentChunks));
   if (extraChunkInSegmentZero)
-    kernel->setAttr("gdn.extra_chunk_in_segment_zero", b.getUnitAttr());
+    kernel->setAttr(gdn::attrs::kExtraChunkInSegmentZero, b.getUnitAttr());
   if (firstSegmentChunks)
-    kernel->setAttr("gdn.first_segment_chunks",
+    kernel->setAttr(gdn::attrs::kFirstSegmentChunks,
                     b.getI64IntegerAttr(firstSegmentChunks));
   // Read by gdn-gpu-prefetch-next-chunk (gdn-gpu-outline carries it over).
   if (opts.prefetch == "none")
-    kernel->setAttr("gdn.no_prefetch", b.getUnitAttr());
+    kernel->setAttr(gdn::attrs::kNoPrefetch, b.getUnitAttr());
 
   ChunkScanOp scan;
   kernel.walk([&](ChunkScanOp op) { scan = op; });

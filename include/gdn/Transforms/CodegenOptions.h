@@ -1,0 +1,56 @@
+//===- CodegenOptions.h - the GPU code generator's options ------*- C++ -*-===//
+//
+// The one definition of the register-tile GPU code generator's options and
+// their defaults. gdn-run, the C API's kernel cache, compileForGPU and
+// gdn-opt's `gdn-gpu-pipeline` all start from a default-constructed
+// GPUCodegenOptions, so a default changes here and nowhere else.
+// MLIR-free: tools that only pass options along include it cheaply.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_TRANSFORMS_CODEGENOPTIONS_H
+#define GDN_TRANSFORMS_CODEGENOPTIONS_H
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::gdn {
+
+/// Defaults, also spelled out for the pass options of Passes.td.
+inline constexpr const char *kDefaultChip = "sm_90a";
+inline constexpr const char *kDefaultMma = "bf16";
+inline constexpr int64_t kDefaultWarpgroups = 2;
+/// Threads of one warpgroup: kernels have one or two per block.
+inline constexpr int64_t kWarpgroupThreads = 128;
+
+struct GPUCodegenOptions {
+  /// Target architecture: wgmma needs sm_90a.
+  std::string chip = kDefaultChip;
+  /// Tensor-core operand precision, bf16 or tf32 (fp32 accumulation).
+  std::string mma = kDefaultMma;
+  /// Warpgroups per block, 1 or 2. With 2, every matmul's N is split between
+  /// them: half the registers per thread and twice the warps.
+  int64_t warpgroups = kDefaultWarpgroups;
+  /// Chunk loops ask for the next chunk's input tiles in L2 while the
+  /// current one computes (gdn-gpu-prefetch-next-chunk). A schedule's own
+  /// `prefetch=none` leaves it out of that schedule's kernels either way.
+  bool prefetch = true;
+
+  int64_t blockSize() const { return kWarpgroupThreads * warpgroups; }
+  int64_t numWarps() const { return blockSize() / 32; }
+
+  /// Empty when the options are valid, else a message naming the option.
+  std::string invalidReason() const {
+    if (mma != "bf16" && mma != "tf32")
+      return "tensor-core precision (mma) must be bf16 or tf32, got '" + mma +
+             "'";
+    if (warpgroups != 1 && warpgroups != 2)
+      return "warpgroups per block must be 1 or 2, got " +
+             std::to_string(warpgroups);
+    return {};
+  }
+};
+
+} // namespace mlir::gdn
+
+#endif // GDN_TRANSFORMS_CODEGENOPTIONS_H
