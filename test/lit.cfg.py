@@ -29,6 +29,14 @@ if schedule:
     config.test_exec_root = os.path.join(
         config.gdn_obj_root, "test", "schedule-" + os.path.basename(schedule))
 
+# `lit --param cpu_opt_level=N` compiles the CPU kernels at LLVM -ON
+# (GDN_CPU_OPT_LEVEL) instead of -O3: ctest's schedule matrix runs at 0,
+# where machine code generation takes a seventh of the time. What a
+# schedule computes does not depend on it; the default suite keeps -O3.
+cpu_opt_level = lit_config.params.get("cpu_opt_level")
+if cpu_opt_level:
+    config.environment["GDN_CPU_OPT_LEVEL"] = cpu_opt_level
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

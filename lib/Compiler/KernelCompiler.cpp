@@ -1,6 +1,7 @@
 //===- KernelCompiler.cpp - parse, lower, JIT and launch on the CPU -------===//
 
 #include "gdn/Compiler/KernelCompiler.h"
+#include "gdn/Dialect/AttrNames.h"
 #include "JitRuntimeSymbols.h"
 #include "KernelSource.h"
 #include "gdn/Runtime/MemRefDescriptor.h"
@@ -21,7 +22,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <thread>
 
 using namespace gdn;
@@ -44,6 +47,30 @@ CPUKernel::CPUKernel(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 CPUKernel::~CPUKernel() = default;
 
 namespace {
+
+/// LLVM optimisation level of CPU kernels: GDN_CPU_OPT_LEVEL (0 to 3), else
+/// none (O3 for the IR, the host's default for machine code). The test
+/// suite's schedule matrix runs at 1: it checks what the schedules compute,
+/// and O3's machine code generation is most of a test run's time.
+std::optional<unsigned> cpuOptLevelOverride() {
+  const char *env = std::getenv("GDN_CPU_OPT_LEVEL");
+  if (env && env[0] >= '0' && env[0] <= '3' && env[1] == '\0')
+    return env[0] - '0';
+  return std::nullopt;
+}
+
+llvm::CodeGenOptLevel codeGenOptLevel(unsigned optLevel) {
+  switch (optLevel) {
+  case 0:
+    return llvm::CodeGenOptLevel::None;
+  case 1:
+    return llvm::CodeGenOptLevel::Less;
+  case 2:
+    return llvm::CodeGenOptLevel::Default;
+  default:
+    return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
 std::string describeType(mlir::Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -88,13 +115,13 @@ Status CPUKernel::compile(const CompileOptions &options,
   // The launch plan is read; its marks have no meaning below the tile level.
   for (auto func : impl->llvmModule->getOps<mlir::func::FuncOp>()) {
     for (llvm::StringRef mark :
-         {"gdn.entry", "gdn.step", "gdn.grid_z", "gdn.schedule",
-          "gdn.segment_chunks", "gdn.extra_chunk_in_segment_zero",
-          "gdn.first_segment_chunks", "gdn.no_prefetch",
-          "gdn.specialized_from", "gdn.bound_args"})
+         {mlir::gdn::attrs::kEntry, mlir::gdn::attrs::kStep, mlir::gdn::attrs::kGridZ, mlir::gdn::attrs::kSchedule,
+          mlir::gdn::attrs::kSegmentChunks, mlir::gdn::attrs::kExtraChunkInSegmentZero,
+          mlir::gdn::attrs::kFirstSegmentChunks, mlir::gdn::attrs::kNoPrefetch,
+          mlir::gdn::attrs::kSpecializedFrom, mlir::gdn::attrs::kBoundArgs})
       func->removeAttr(mark);
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.removeArgAttr(i, "gdn.workspace");
+      func.removeArgAttr(i, mlir::gdn::attrs::kWorkspace);
   }
   mlir::PassManager pm(&impl->context);
   if (options.printIRAfterAll) {
@@ -203,10 +230,13 @@ Status CPUKernel::jit(const std::string &entry) {
                            llvm::toString(machine.takeError()));
     // The engine keeps a function_ref to the transformer and runs it when
     // a symbol is first looked up, so it must live as long as the engine.
+    std::optional<unsigned> optLevel = cpuOptLevelOverride();
     impl->optimizer = mlir::makeOptimizingTransformer(
-        /*optLevel=*/3, /*sizeLevel=*/0, machine->get());
+        optLevel.value_or(3), /*sizeLevel=*/0, machine->get());
     mlir::ExecutionEngineOptions engineOptions;
     engineOptions.transformer = impl->optimizer;
+    if (optLevel)
+      engineOptions.jitCodeGenOptLevel = codeGenOptLevel(*optLevel);
     auto engine = mlir::ExecutionEngine::create(*impl->llvmModule,
                                                 engineOptions,
                                                 std::move(*machine));
