@@ -69,7 +69,7 @@ check: build cutools
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) | tee ctest.log
 	@scripts/test-summary.sh $(BUILD)
 	@if [ -s $(BUILD)/ptx-report.txt ]; then \
-	  echo "== PTX for sm_90a (ptxas -v; spill bound 256 bytes per function):"; \
+	  echo "== PTX for sm_90a at K:V 64:64, 64:128, 128:64 (ptxas -v; no spill allowed):"; \
 	  cat $(BUILD)/ptx-report.txt; fi
 	@if [ -s $(BUILD)/static-report.txt ]; then \
 	  echo "== Static SASS report (bounds: test/GPU/static-bounds.json):"; \

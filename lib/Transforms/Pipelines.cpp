@@ -180,13 +180,16 @@ void gdn::buildGPUTilesToPTX(OpPassManager &pm, const std::string &chip) {
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
-  gpu.addPass(createConvertVectorToLLVMPass());
   gpu.addPass(createSCFToControlFlowPass());
   gpu.addPass(memref::createExpandStridedMetadataPass());
   gpu.addPass(createLowerAffinePass());
   // Kernel memrefs are passed as expanded descriptors, as the runtime's
   // other kernels are (lib/Runtime/KernelArgs.h).
   gpu.addPass(createConvertGpuOpsToNVVMOps());
+  // Vector ops after the memrefs are gone: convert-vector-to-llvm's type
+  // converter knows no GPU address space, and run first it reported (and
+  // left alone) every workgroup memref it saw.
+  gpu.addPass(createConvertVectorToLLVMPass());
   gpu.addPass(createConvertNVVMToLLVMPass());
   gpu.addPass(createReconcileUnrealizedCastsPass());
   gpu.addPass(createCanonicalizerPass());

@@ -13,6 +13,9 @@
 // CHECK-SAME: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k16.f32.bf16.bf16
 // CHECK-SAME: .visible .entry gdn_paged(
 
+// Nothing on stderr: no pass reports an error it then ignores.
+// RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-gpu-pipeline 2>&1 >/dev/null | count 0
+
 // RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-gpu-pipeline="schedule=staged mma-precision=tf32 warpgroups=1 prefetch=false" | FileCheck %s --check-prefix=OPTS --implicit-check-not=prefetch.L2
 // OPTS: gpu.binary @gdn_kernels
 // OPTS-SAME: .maxntid 128, 1, 1
