@@ -12,7 +12,7 @@ def GDN_GateOp : GDN_Op<"gate", [Pure, AttrSizedOperandSegments,
                                  AllTypesMatch<["input", "result"]>]> {
   let summary = "log-decay g of a chunk from the gate as given";
   let description = [{
-    Returns the per-token log-decay `g <= 0` (SPEC.md, "Gates"):
+    Returns the per-token log-decay `g <= 0` (docs/Spec.md, "Gates"):
 
     - `raw`: `g = -exp(A_log) * softplus(input + dt_bias)`, with
       `softplus(x) = log1p(exp(x))` for `x <= 20` and `x` above; `A_log` and

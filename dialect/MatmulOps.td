@@ -20,7 +20,7 @@ def GDN_MatmulOp : GDN_Op<"matmul", [Pure, AttrSizedOperandSegments]> {
     - with `decay(gamma)`: `F` is further multiplied by `exp(gamma_i - gamma_j)`
       on the entries the mask keeps. A decay needs a `causal` or `strict`
       mask: above the diagonal the factor would be `exp(+large)`, the
-      overflow SPEC.md forbids.
+      overflow docs/Spec.md forbids.
 
     Operands are f32, bf16 or f16 (both the same); products accumulate in
     f32 and the result is f32.

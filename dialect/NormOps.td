@@ -12,7 +12,7 @@ def GDN_L2NormOp : GDN_Op<"l2norm", [Pure, SameOperandsAndResultType]> {
   let summary = "l2-normalise every row of a tile";
   let description = [{
     `x[r, :] <- x[r, :] * rsqrt(sum_c x[r, c]^2 + eps)`, in fp32, per row
-    (one q or k row of one head). `eps` defaults to `1e-6` (SPEC.md).
+    (one q or k row of one head). `eps` defaults to `1e-6` (docs/Spec.md).
 
     ```mlir
     %qn = gdn.l2norm %q : tensor<64x128xf32>

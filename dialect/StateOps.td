@@ -13,7 +13,7 @@ def GDN_PageLookupOp : GDN_Op<"page_lookup"> {
     Returns `page_indices[page_indptr[seq] + page]` as an index: sequence
     `seq` owns `page_indices[page_indptr[seq] .. page_indptr[seq + 1])`.
     No bounds are checked here; the driver validates the page table before
-    a launch (SPEC.md's preconditions).
+    a launch (docs/Spec.md's preconditions).
 
     ```mlir
     %pid = gdn.page_lookup %page_indices, %page_indptr[%b, %n]

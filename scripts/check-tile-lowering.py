@@ -39,7 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 # (input file, kernel, operand precisions, passes before the lowering: the
 # layout passes and the outlining for kernels written without layouts)
-PREPARE = ("builtin.module(gdn-gpu-assign-layouts,gdn-gpu-remove-layout-conversions,"
+PREPARE = ("builtin.module(gdn-gpu-assign-layouts{num-warps=4},gdn-gpu-remove-layout-conversions,"
            "canonicalize,cse,gdn-gpu-outline{block-size=128})")
 KERNELS = [
     ("test/GPU/Inputs/wy-tiles.mlir", "wy_tiles", ["bf16", "tf32"], None),

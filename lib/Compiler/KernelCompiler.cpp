@@ -50,7 +50,7 @@ namespace {
 
 /// LLVM optimisation level of CPU kernels: GDN_CPU_OPT_LEVEL (0 to 3), else
 /// none (O3 for the IR, the host's default for machine code). The test
-/// suite's schedule matrix runs at 1: it checks what the schedules compute,
+/// suite's schedule matrix runs at 0: it checks what the schedules compute,
 /// and O3's machine code generation is most of a test run's time.
 std::optional<unsigned> cpuOptLevelOverride() {
   const char *env = std::getenv("GDN_CPU_OPT_LEVEL");

@@ -60,7 +60,7 @@ struct Options {
   std::string artifactsDir;
   int warmup = 3, repeat = 20;
   mlir::gdn::GPUCodegenOptions gpu;
-  std::string prefetch = "next-chunk";
+  std::string prefetch = mlir::gdn::GPUCodegenOptions().prefetch ? "next-chunk" : "none";
   std::string schedule;
 };
 

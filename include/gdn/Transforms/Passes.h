@@ -67,7 +67,7 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "prefetch",
       llvm::cl::desc("chunk loops ask for the next chunk's tiles in L2 "
                      "(gdn-gpu-prefetch-next-chunk)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(GPUCodegenOptions().prefetch)};
 
   /// The code generator's options these spell.
   GPUCodegenOptions codegen() const;
@@ -120,7 +120,7 @@ struct GPUTilesToPTXOptions : public PassPipelineOptions<GPUTilesToPTXOptions> {
       *this, "prefetch",
       llvm::cl::desc("chunk loops ask for the next chunk's tiles in L2 "
                      "(gdn-gpu-prefetch-next-chunk)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(GPUCodegenOptions().prefetch)};
 };
 
 void buildGPUTilesToPTXPipeline(OpPassManager &pm,
