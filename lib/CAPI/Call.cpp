@@ -155,9 +155,9 @@ Status runCall(gdn_context &context, Interface interface,
   if (staged)
     stagePool(problem, *pool, stagedPool);
 
-  std::string schedule = context.schedule;
-  if (schedule == kAutoSchedule)
-    schedule = chooseSchedule(workloadOf(problem), kNominalSMs).pick->schedule;
+  // The CPU follows the GPU's choices (an H200's SMs assumed).
+  const ResolvedSchedule schedule =
+      resolveSchedule(context.schedule, problem, /*sms=*/0);
   PreparedCall call;
   HostTensor unusedOutput;
   if (Status s = prepareCall(problem, unusedOutput, call); !s.ok())
@@ -173,7 +173,7 @@ Status runCall(gdn_context &context, Interface interface,
 
   runtimeFailure = true;
   CPUKernel *kernel = nullptr;
-  if (Status s = context.cpuKernel(schedule, call.shape, kernel); !s.ok())
+  if (Status s = context.cpuKernel(schedule.schedule, call.shape, kernel); !s.ok())
     return s;
 #ifdef GDN_WITH_MLIR
   call.entry = kernel->entryFor(call.entry, call.args);

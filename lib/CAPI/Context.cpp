@@ -12,7 +12,6 @@
 
 #ifdef GDN_WITH_MLIR
 #include "gdn/Compiler/KernelCompiler.h"
-#include "gdn/Transforms/Schedule.h"
 #endif
 
 using namespace gdn;
@@ -41,10 +40,10 @@ gdn_status capi::succeed() {
 
 gdn_context::~gdn_context() = default;
 
-Status gdn_context::cpuKernel(const std::string &schedule,
+Status gdn_context::cpuKernel(const mlir::gdn::ScheduleOptions &schedule,
                               const KernelShape &shape, CPUKernel *&kernel) {
 #ifdef GDN_WITH_MLIR
-  std::string key = schedule + "|K" + std::to_string(shape.K) + "|V" +
+  std::string key = schedule.str() + "|K" + std::to_string(shape.K) + "|V" +
                     std::to_string(shape.V) + "|" + dtypeName(shape.io);
   auto it = cpuKernels.find(key);
   if (it == cpuKernels.end()) {
@@ -106,20 +105,17 @@ gdn_status gdn_context_create(const gdn_context_options *options,
       return capi::fail(Status::error(
           "cpu_threads is " + std::to_string(o.cpu_threads) +
           "; expected 0 (every core) or a positive thread count"));
-  #ifdef GDN_WITH_MLIR
-    // A wrong schedule is a wrong argument: say so now, not at the first call.
-    if (o.schedule && *o.schedule && std::string(o.schedule) != run::kAutoSchedule) {
-      mlir::gdn::ScheduleOptions parsed;
-      std::string error;
-      if (!mlir::gdn::parseSchedule(o.schedule, parsed, error))
-        return capi::fail(Status::error(error));
-    }
-  #endif
+    // Parsed once, here: a wrong schedule is a wrong argument, refused now
+    // rather than at the first call.
     auto c = std::make_unique<gdn_context>();
+    std::string error;
+    if (!run::ScheduleRequest::parse(
+            o.schedule && *o.schedule ? o.schedule : "fused", c->schedule,
+            error))
+      return capi::fail(Status::error(error));
     c->kernelPath = o.kernel_path && *o.kernel_path
                         ? o.kernel_path
                         : GDN_KERNELS_DIR "/gdn_chunked.mlir";
-    c->schedule = o.schedule && *o.schedule ? o.schedule : "fused";
     c->artifactsDir = o.artifacts_dir ? o.artifacts_dir : "";
     c->cacheDir = o.cache_dir ? o.cache_dir : "";
     c->threads = o.cpu_threads
@@ -169,13 +165,14 @@ gdn_status gdn_cached_artifact(gdn_context *context, int64_t K, int64_t V,
         return capi::fail(Status::error(std::string("head size ") + name +
                                         " = " + std::to_string(d) +
                                         ": expected 64 or 128"));
-    if (context->schedule == run::kAutoSchedule)
+    if (context->schedule.isAuto)
       return capi::fail(Status::error(
           "gdn_cached_artifact: schedule 'auto' picks per call among several "
           "artifacts; ask for a concrete schedule"));
     std::lock_guard<std::mutex> lock(context->mutex);
     std::string dir;
-    if (Status s = capi::cachedArtifact(*context, shape, context->schedule, dir);
+    if (Status s = capi::cachedArtifact(*context, shape,
+                                        context->schedule.concrete, dir);
         !s.ok())
       return capi::fail(s, GDN_ERROR_RUNTIME);
     if (static_cast<int64_t>(dir.size()) >= size)

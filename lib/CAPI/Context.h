@@ -4,6 +4,7 @@
 #define GDN_CAPI_CONTEXT_H
 
 #include "gdn-c/gdn.h"
+#include "gdn/Driver/AutoSchedule.h"
 #include "gdn/Runtime/KernelArgs.h"
 #include "gdn/TensorIO/Status.h"
 
@@ -18,12 +19,17 @@ class CPUKernel;
 class CudaRunner;
 namespace capi {
 struct DeviceKernel;
-}
+/// An artifact directory, or an auto set of them (Artifact.h).
+struct LocatedArtifact {
+  std::string dir;
+  bool autoSet = false;
+};
+} // namespace capi
 } // namespace gdn
 
 struct gdn_context {
   std::string kernelPath;
-  std::string schedule;
+  gdn::run::ScheduleRequest schedule; // parsed when the context is made
   std::string artifactsDir;
   std::string cacheDir; // empty: the default (KernelCache.h)
   int threads = 1;
@@ -38,13 +44,15 @@ struct gdn_context {
   // device for checked mode's copies and the SM count.
   std::map<std::string, std::unique_ptr<gdn::capi::DeviceKernel>> deviceKernels;
   std::map<std::string, gdn::capi::DeviceKernel *> resolvedKernels;
+  // Where artifactsDir keeps each shape's artifact (by Artifact::subdirFor).
+  std::map<std::string, gdn::capi::LocatedArtifact> locatedArtifacts;
   // shared_ptr: its deleter is made where a runner is opened, so builds
   // without the CUDA runner never need its destructor.
   std::map<int, std::shared_ptr<gdn::CudaRunner>> deviceRunners;
   ~gdn_context();
 
-  /// The CPU kernel for `schedule` (concrete, not auto) and `shape`.
-  gdn::Status cpuKernel(const std::string &schedule,
+  /// The CPU kernel for `schedule` and `shape`.
+  gdn::Status cpuKernel(const mlir::gdn::ScheduleOptions &schedule,
                         const gdn::KernelShape &shape,
                         gdn::CPUKernel *&kernel);
 };

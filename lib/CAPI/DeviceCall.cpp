@@ -81,54 +81,62 @@ Status deviceRunner(gdn_context &context, int device, CudaRunner *&runner) {
   return Status::success();
 }
 
+/// Where the context's artifacts directory keeps `shape`'s artifact (the
+/// directory itself, its per-shape subdirectory, or an auto set there),
+/// looked up once per shape.
+const LocatedArtifact &locate(gdn_context &context, const KernelShape &shape) {
+  const std::string subdir = Artifact::subdirFor(shape);
+  auto it = context.locatedArtifacts.find(subdir);
+  if (it == context.locatedArtifacts.end()) {
+    LocatedArtifact found;
+    locateArtifact(context.artifactsDir, shape, found.dir, found.autoSet);
+    it = context.locatedArtifacts.emplace(subdir, found).first;
+  }
+  return it->second;
+}
+
 /// The kernels for the call: the context's artifact for its shape, the
 /// member of an auto set the rule picks for it, or the kernel cache's
 /// artifact. Resolved once per (device, shape, schedule) and remembered,
 /// so a call does no file I/O after the first.
 Status deviceKernel(gdn_context &context, const Problem &problem, int device,
                     DeviceKernel *&kernel) {
+  static const ScheduleRequest kAuto = ScheduleRequest::automatic();
   const KernelShape shape = shapeOf(problem);
-  std::string schedule = context.schedule;
-  if (schedule == kAutoSchedule) {
+  const LocatedArtifact *located =
+      context.artifactsDir.empty() ? nullptr : &locate(context, shape);
+  // An auto set picks per call whatever the context's schedule says.
+  const ScheduleRequest &request =
+      located && located->autoSet ? kAuto : context.schedule;
+  int64_t sms = 0;
+  if (request.isAuto) {
     CudaRunner *runner = nullptr;
     if (Status s = deviceRunner(context, device, runner); !s.ok())
       return s;
-    schedule =
-        chooseSchedule(workloadOf(problem), runner->multiprocessors()).pick->name;
+    sms = runner->multiprocessors();
   }
+  const ResolvedSchedule resolved = resolveSchedule(request, problem, sms);
   const std::string key = std::to_string(device) + "|" +
-                          Artifact::subdirFor(shape) + "|" + schedule;
+                          Artifact::subdirFor(shape) + "|" +
+                          resolved.schedule.str();
   if (auto it = context.resolvedKernels.find(key);
       it != context.resolvedKernels.end()) {
     kernel = it->second;
     return Status::success();
   }
   std::string dir;
-  if (context.artifactsDir.empty()) {
+  if (!located) {
     // Compiled on first use into the kernel cache (builds with MLIR).
-    std::string concrete = schedule;
-    if (context.schedule == kAutoSchedule)
-      for (const AutoCandidate &c : autoCandidates())
-        if (schedule == c.name)
-          concrete = c.schedule;
-    if (Status s = cachedArtifact(context, shape, concrete, dir); !s.ok())
+    if (Status s = cachedArtifact(context, shape, resolved.schedule, dir);
+        !s.ok())
+      return s;
+  } else if (located->autoSet) {
+    if (Status s = pickFromAutoSet(located->dir, resolved.pick->name,
+                                   resolved.pick->schedule, dir);
+        !s.ok())
       return s;
   } else {
-    bool autoSet = false;
-    locateArtifact(context.artifactsDir, shape, dir, autoSet);
-    if (autoSet) {
-      CudaRunner *runner = nullptr;
-      if (Status s = deviceRunner(context, device, runner); !s.ok())
-        return s;
-      ScheduleChoice choice =
-          chooseSchedule(workloadOf(problem), runner->multiprocessors());
-      std::string member;
-      if (Status s = pickFromAutoSet(dir, choice.pick->name,
-                                     choice.pick->schedule, member);
-          !s.ok())
-        return s;
-      dir = member;
-    }
+    dir = located->dir;
   }
   if (Status s = loadArtifact(context, dir, device, shape, kernel); !s.ok())
     return s;
@@ -255,18 +263,15 @@ Status capi::runOnDevice(gdn_context &context, int interface,
       return s;
     arg.data = const_cast<void *>(zeros);
   }
-  call.entry = kernel->artifact.entryFor(call.entry, call.args);
-  const LaunchPlan plan = kernel->artifact.planFor(call.entry);
-  Grid programs = call.grid;
-  programs.x *= kernel->artifact.shape.programsPerHead();
-  std::vector<PlannedLaunch> launches;
-  std::vector<KernelArg> workspaces;
-  if (Status s = planCall(plan, programs, call.chunkSlots, launches,
-                          workspaces);
+  ArtifactLaunch launch;
+  if (Status s = planArtifactCall(kernel->artifact, call.entry, call.args,
+                                  call.grid, call.chunkSlots, launch);
       !s.ok())
     return s;
-  call.args.insert(call.args.end(), workspaces.begin(), workspaces.end());
-  return kernel->runner->launchOnDevice(launches, std::move(call.args), stream);
+  call.args.insert(call.args.end(), launch.workspaces.begin(),
+                   launch.workspaces.end());
+  return kernel->runner->launchOnDevice(launch.launches, std::move(call.args),
+                                        stream);
 }
 
 #else // no cuda.h at build time

@@ -75,7 +75,8 @@ std::string capi::cacheRoot(const gdn_context &context) {
 
 Status capi::cachedArtifact(const gdn_context &context,
                             const KernelShape &shape,
-                            const std::string &schedule, std::string &dir) {
+                            const mlir::gdn::ScheduleOptions &schedule,
+                            std::string &dir) {
 #ifdef GDN_WITH_MLIR
   std::ifstream in(context.kernelPath, std::ios::binary);
   if (!in)
@@ -87,14 +88,11 @@ Status capi::cachedArtifact(const gdn_context &context,
   const mlir::gdn::GPUCodegenOptions codegen;
   Fnv key;
   key.add(source.str())
-      .add(schedule)
+      .add(schedule.str()) // the schedule's content, not its file name
       .add(std::to_string(shape.K))
       .add(std::to_string(shape.V))
       .add(dtypeName(shape.io))
-      .add(codegen.mma)
-      .add(std::to_string(codegen.warpgroups))
-      .add(codegen.prefetch ? "prefetch" : "no-prefetch")
-      .add(codegen.chip)
+      .add(codegen.cacheKey())
       .add(libraryIdentity());
   dir = cacheRoot(context) + "/" + key.hex();
   std::error_code ec;

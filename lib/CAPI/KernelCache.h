@@ -22,7 +22,8 @@ namespace gdn::capi {
 /// The directory of the artifact for `shape` under the concrete `schedule`
 /// in the context's cache, compiled and written there first if missing.
 Status cachedArtifact(const gdn_context &context, const KernelShape &shape,
-                      const std::string &schedule, std::string &dir);
+                      const mlir::gdn::ScheduleOptions &schedule,
+                      std::string &dir);
 
 /// The cache directory a context uses.
 std::string cacheRoot(const gdn_context &context);

@@ -25,8 +25,6 @@ Status gdn::runEntryOnCpu(CPUKernel &kernel, const std::string &entry,
                           CpuCallTimes *times) {
   std::vector<PlannedLaunch> launches;
   std::vector<KernelArg> workspaces;
-  // A V-split kernel runs V / v_block programs per value head.
-  programs.x *= kernel.shape().programsPerHead();
   if (Status s = planCall(kernel.plan(entry), programs, chunkSlots, launches,
                           workspaces);
       !s.ok())

@@ -164,7 +164,11 @@ const KernelShape &CPUKernel::shape() const { return impl->shape; }
 
 LaunchPlan CPUKernel::plan(const std::string &entry) const {
   auto it = impl->plans.find(entry);
-  return it == impl->plans.end() ? LaunchPlan::single(entry) : it->second;
+  if (it != impl->plans.end())
+    return it->second;
+  LaunchPlan single = LaunchPlan::single(entry);
+  single.programsPerHead = impl->shape.programsPerHead();
+  return single;
 }
 
 std::string CPUKernel::entryFor(const std::string &entry,

@@ -6,7 +6,6 @@
 
 #include "gdn/InitAll/InitAll.h"
 #include "gdn/Transforms/Passes.h"
-#include "gdn/Transforms/Schedule.h"
 
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -26,14 +25,9 @@ void gdn::registerCompilerDialects(mlir::DialectRegistry &registry) {
 Status gdn::resolveKernelShape(const CompileOptions &options,
                                KernelShape &shape) {
   shape = options.shape;
-  mlir::gdn::ScheduleOptions schedule;
-  std::string error;
-  const std::string &spec =
-      options.schedule.empty() ? std::string("fused") : options.schedule;
-  if (!mlir::gdn::parseSchedule(spec, schedule, error))
-    return Status::error(error);
+  const mlir::gdn::ScheduleOptions &schedule = options.schedule;
   if (schedule.vBlock && shape.V % schedule.vBlock != 0)
-    return Status::error("schedule '" + spec + "': v-block=" +
+    return Status::error("schedule '" + schedule.name + "': v-block=" +
                          std::to_string(schedule.vBlock) +
                          " does not divide the value head size V=" +
                          std::to_string(shape.V));
@@ -85,7 +79,14 @@ Status gdn::scheduleKernel(const CompileOptions &options,
   if (mlir::failed(pm.run(module)))
     return Status::error("scheduling kernel '" + options.kernelPath +
                          "' failed:\n" + diags.text);
-  return extractLaunchPlans(module, plans);
+  if (Status s = extractLaunchPlans(module, plans); !s.ok())
+    return s;
+  // The schedule's V-split: every launcher reads it from the plan.
+  const int64_t vBlock = options.schedule.vBlock;
+  for (auto &[entry, plan] : plans)
+    plan.programsPerHead =
+        vBlock && vBlock < options.shape.V ? options.shape.V / vBlock : 1;
+  return Status::success();
 }
 
 bool gdn::dtypeOfElement(mlir::Type t, DType &out) {

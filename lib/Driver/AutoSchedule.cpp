@@ -4,6 +4,9 @@
 #include "gdn/Runtime/Segments.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <stdexcept>
 
 using namespace gdn;
 using namespace gdn::run;
@@ -203,4 +206,56 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
     c.why = numbers + ": a V-split would not fit in one wave";
   }
   return c;
+}
+
+bool ScheduleRequest::parse(const std::string &spec, ScheduleRequest &out,
+                            std::string &error) {
+  if (spec == kAutoSchedule) {
+    out = automatic();
+    return true;
+  }
+  out.isAuto = false;
+  return mlir::gdn::parseSchedule(spec, out.concrete, error);
+}
+
+ScheduleRequest ScheduleRequest::automatic() {
+  ScheduleRequest r;
+  r.isAuto = true;
+  return r;
+}
+
+/// Parsed on first use (the texts are ours: one that does not parse is a
+/// bug, which the unit tests catch).
+const mlir::gdn::ScheduleOptions &run::candidateSchedule(const AutoCandidate &c) {
+  static std::mutex mutex;
+  static std::map<std::string, mlir::gdn::ScheduleOptions> parsed;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = parsed.find(c.name);
+  if (it == parsed.end()) {
+    mlir::gdn::ScheduleOptions o;
+    std::string error;
+    if (!mlir::gdn::parseSchedule(c.schedule, o, error))
+      throw std::logic_error("auto candidate '" + std::string(c.name) +
+                             "' does not parse: " + error);
+    it = parsed.emplace(c.name, o).first;
+  }
+  return it->second;
+}
+
+ResolvedSchedule run::resolveSchedule(const ScheduleRequest &request,
+                                      const Problem &problem, int64_t sms) {
+  ResolvedSchedule r;
+  if (!request.isAuto) {
+    r.schedule = request.concrete;
+    return r;
+  }
+  const bool nominal = sms <= 0;
+  ScheduleChoice choice =
+      chooseSchedule(workloadOf(problem), nominal ? kNominalSMs : sms);
+  r.pick = choice.pick;
+  r.schedule = candidateSchedule(*choice.pick);
+  r.line = std::string("schedule: auto -> ") + choice.pick->schedule + " (" +
+           choice.why +
+           (nominal ? "; no GPU asked, an H200's SMs assumed" : "") + ")";
+  return r;
 }

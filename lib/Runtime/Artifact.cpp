@@ -133,6 +133,7 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
                             {"slots", slotAxisName(w.slots)}});
     plans[entry] = {{"schedule", plan.schedule},
                     {"segment_chunks", plan.segmentChunks},
+                    {"programs_per_head", plan.programsPerHead},
                     {"steps", steps},
                     {"workspaces", workspaces}};
     if (plan.extraChunkInSegmentZero)
@@ -171,6 +172,15 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
   return Status::success();
 }
 
+Status gdn::planArtifactCall(const Artifact &artifact, const std::string &entry,
+                             const std::vector<KernelArg> &args, Grid programs,
+                             int64_t chunkSlots, ArtifactLaunch &launch) {
+  launch.entry = artifact.entryFor(entry, args);
+  launch.plan = artifact.planFor(launch.entry);
+  return planCall(launch.plan, programs, chunkSlots, launch.launches,
+                  launch.workspaces);
+}
+
 Status gdn::readArtifact(const std::string &dir, Artifact &a) {
   std::string text;
   const std::string path = dir + "/manifest.json";
@@ -186,9 +196,12 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
       (m["format"] != Artifact::kFormat &&
        m["format"] != Artifact::kFormatWithoutVSplit &&
        m["format"] != Artifact::kFormatFirstSegment))
-    return bad(std::string("format is not ") + Artifact::kFormatFirstSegment +
-               ", " + Artifact::kFormat + " or " +
-               Artifact::kFormatWithoutVSplit);
+    return bad("key 'format' is " +
+               (m.contains("format") ? m["format"].dump() : "missing") +
+               "; this runtime reads " + Artifact::kFormatFirstSegment +
+               ", " + Artifact::kFormat + " and " +
+               Artifact::kFormatWithoutVSplit +
+               " (rebuild the artifact with gdn-run --emit artifact)");
   auto getInt = [&](const json &o, const char *key, int64_t &out) {
     if (!o.is_object() || !o.contains(key) || !o[key].is_number_integer())
       return false;
@@ -201,28 +214,43 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
     out = o[key].get<std::string>();
     return true;
   };
+  // A required key of the schema: the refusal names it and what it holds.
+  auto missing = [&](const std::string &key, const char *expected) {
+    return bad("key '" + key + "' is missing or not " + expected);
+  };
   std::string io, ptxName;
-  if (!getStr(m, "chip", a.chip) || !getInt(m, "block_size", a.blockSize) ||
-      !m.contains("shape") || !getInt(m["shape"], "K", a.shape.K) ||
-      !getInt(m["shape"], "V", a.shape.V) || !getStr(m["shape"], "io", io) ||
-      !parseDType(io, a.shape.io) || !getStr(m, "ptx", ptxName))
-    return bad("missing or malformed chip / block_size / shape / ptx");
+  if (!getStr(m, "chip", a.chip))
+    return missing("chip", "a string");
+  if (!getInt(m, "block_size", a.blockSize) || a.blockSize < 1)
+    return missing("block_size", "a positive integer");
+  if (!m.contains("shape") || !m["shape"].is_object())
+    return missing("shape", "an object");
+  if (!getInt(m["shape"], "K", a.shape.K) || a.shape.K < 1)
+    return missing("shape.K", "a positive integer");
+  if (!getInt(m["shape"], "V", a.shape.V) || a.shape.V < 1)
+    return missing("shape.V", "a positive integer");
+  if (!getStr(m["shape"], "io", io) || !parseDType(io, a.shape.io))
+    return missing("shape.io", "a dtype name (BF16, F16, ...)");
+  if (!getStr(m, "ptx", ptxName))
+    return missing("ptx", "a file name");
   // Format 1 (before the V-split) has no v_block: the whole V.
   int64_t vBlock = a.shape.V;
   if (m["shape"].contains("v_block") && !getInt(m["shape"], "v_block", vBlock))
-    return bad("malformed shape.v_block");
+    return missing("shape.v_block", "an integer");
   if (vBlock <= 0 || a.shape.V % vBlock != 0)
     return bad("shape.v_block " + std::to_string(vBlock) +
                " does not divide V " + std::to_string(a.shape.V));
   a.shape.vBlock = vBlock == a.shape.V ? 0 : vBlock;
   getStr(m, "source", a.source);
   if (!m.contains("kernels") || !m["kernels"].is_object())
-    return bad("no kernels");
+    return missing("kernels", "an object");
   for (auto it = m["kernels"].begin(); it != m["kernels"].end(); ++it) {
     KernelInfo k;
-    if (!getInt(it.value(), "scratch_bytes_per_block", k.scratchBytesPerBlock) ||
-        !it.value().contains("params") || !it.value()["params"].is_array())
-      return bad("kernel '" + it.key() + "' lacks params / scratch size");
+    const std::string at = "kernels." + it.key() + ".";
+    if (!getInt(it.value(), "scratch_bytes_per_block", k.scratchBytesPerBlock))
+      return missing(at + "scratch_bytes_per_block", "an integer");
+    if (!it.value().contains("params") || !it.value()["params"].is_array())
+      return missing(at + "params", "an array");
     getInt(it.value(), "shared_bytes_per_block", k.sharedBytesPerBlock);
     for (const json &jp : it.value()["params"]) {
       ParamInfo p;
@@ -244,11 +272,15 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
       const json &jp = it.value();
       LaunchPlan plan;
       std::string what = "plan '" + it.key() + "' ";
-      if (!getStr(jp, "schedule", plan.schedule) ||
-          !getInt(jp, "segment_chunks", plan.segmentChunks) ||
-          !jp.contains("steps") || !jp["steps"].is_array() ||
-          !jp.contains("workspaces") || !jp["workspaces"].is_array())
-        return bad(what + "lacks schedule / segment_chunks / steps / workspaces");
+      const std::string at = "plans." + it.key() + ".";
+      if (!getStr(jp, "schedule", plan.schedule))
+        return missing(at + "schedule", "a string");
+      if (!getInt(jp, "segment_chunks", plan.segmentChunks))
+        return missing(at + "segment_chunks", "an integer");
+      if (!jp.contains("steps") || !jp["steps"].is_array())
+        return missing(at + "steps", "an array");
+      if (!jp.contains("workspaces") || !jp["workspaces"].is_array())
+        return missing(at + "workspaces", "an array");
       for (const json &js : jp["steps"]) {
         LaunchStep st;
         std::string z;
@@ -292,6 +324,19 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
                          }))
           return bad(what + "has first_segment_chunks but no kernel over "
                             "segments");
+      }
+      // Artifacts from before the plan carried it: the shape's v_block.
+      plan.programsPerHead = a.shape.programsPerHead();
+      if (jp.contains("programs_per_head")) {
+        int64_t perHead = 0;
+        if (!getInt(jp, "programs_per_head", perHead) ||
+            perHead != a.shape.programsPerHead())
+          return bad(what + "has programs_per_head " +
+                     jp["programs_per_head"].dump() + "; shape.v_block " +
+                     std::to_string(a.shape.vTile()) + " of V " +
+                     std::to_string(a.shape.V) + " gives " +
+                     std::to_string(a.shape.programsPerHead()));
+        plan.programsPerHead = perHead;
       }
       if (jp.contains("specialized_from") &&
           !getStr(jp, "specialized_from", plan.specializedFrom))

@@ -80,6 +80,11 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
     return Status::error("the launch plan has no kernels");
   if (plan.segmentChunks < 1)
     return Status::error("the launch plan's segment size is not positive");
+  if (plan.programsPerHead < 1)
+    return Status::error("the launch plan's programs per head are not "
+                         "positive");
+  // A V-split kernel runs V / v_block programs per value head.
+  base.x *= plan.programsPerHead;
   chunkSlots = std::max<int64_t>(chunkSlots, 1);
   // The slot past ceil(tokens / 64) holds at most a paged call's chunk that
   // starts before its first new token. Where the kernels give a program's

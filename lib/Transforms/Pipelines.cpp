@@ -43,15 +43,26 @@ void addBufferize(OpPassManager &pm) {
 }
 } // namespace
 
-void gdn::addSchedulePass(OpPassManager &pm, const std::string &schedule) {
-  GDNScheduleOptions options;
-  options.schedule = schedule;
+namespace {
+/// gdn-schedule with the passes around it.
+void addSchedulePassWith(OpPassManager &pm, std::unique_ptr<Pass> schedule) {
   // Flag-bound copies of entries first: each is scheduled like its entry.
   pm.addPass(gdn::createGDNSpecializeEntries());
-  pm.addPass(createGDNSchedule(options));
+  pm.addPass(std::move(schedule));
   // Each kernel starts as a copy of its entry: drop what it does not use.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+} // namespace
+
+void gdn::addSchedulePass(OpPassManager &pm, const std::string &schedule) {
+  GDNScheduleOptions options;
+  options.schedule = schedule;
+  addSchedulePassWith(pm, createGDNSchedule(options));
+}
+
+void gdn::addSchedulePass(OpPassManager &pm, const ScheduleOptions &schedule) {
+  addSchedulePassWith(pm, createGDNSchedule(schedule));
 }
 
 void gdn::buildCPUPipeline(OpPassManager &pm,

@@ -9,7 +9,7 @@
 
 #include "gdn/InitAll/InitAll.h"
 #include "gdn/Transforms/Passes.h"
-#include "gdn/Transforms/Schedule.h"
+#include "gdn/Schedule/Schedule.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllPasses.h"

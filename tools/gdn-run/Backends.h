@@ -5,6 +5,7 @@
 
 #include "gdn/Driver/Launch.h"
 #include "gdn/Runtime/Artifact.h"
+#include "gdn/Schedule/Schedule.h"
 #include "gdn/Transforms/CodegenOptions.h"
 
 #include <string>
@@ -13,7 +14,7 @@ namespace gdn::run {
 
 struct BackendOptions {
   std::string kernelPath;    // compile from this file (MLIR builds)
-  std::string schedule;      // fusion schedule: name or file (empty: fused)
+  mlir::gdn::ScheduleOptions schedule; // when compiling: parsed, concrete
   std::string artifactsDir;  // or load a compiled artifact from here
   bool printIRAfterAll = false;
   int threads = 1;           // CPU

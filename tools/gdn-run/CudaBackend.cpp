@@ -71,18 +71,16 @@ Status run::runCuda(const BackendOptions &o, PreparedCall &call,
     return s;
   if (Status s = runner->load(artifact); !s.ok())
     return s;
-  std::vector<PlannedLaunch> launches;
-  std::vector<KernelArg> args = call.args, workspaces;
-  call.entry = artifact.entryFor(call.entry, call.args);
-  const LaunchPlan plan = artifact.planFor(call.entry);
-  // A V-split kernel runs V / v_block programs per value head.
-  Grid programs = call.grid;
-  programs.x *= artifact.shape.programsPerHead();
-  if (Status s = planCall(plan, programs, call.chunkSlots, launches,
-                          workspaces);
+  ArtifactLaunch launch;
+  if (Status s = planArtifactCall(artifact, call.entry, call.args, call.grid,
+                                  call.chunkSlots, launch);
       !s.ok())
     return s;
-  args.insert(args.end(), workspaces.begin(), workspaces.end());
+  call.entry = launch.entry;
+  const LaunchPlan &plan = launch.plan;
+  const std::vector<PlannedLaunch> &launches = launch.launches;
+  std::vector<KernelArg> args = call.args;
+  args.insert(args.end(), launch.workspaces.begin(), launch.workspaces.end());
   GpuRunReport report;
   if (Status s = runner->run(launches, args, o.warmup, o.repeat, report);
       !s.ok())

@@ -61,7 +61,29 @@ struct Options {
   int warmup = 3, repeat = 20;
   mlir::gdn::GPUCodegenOptions gpu;
   std::string prefetch = mlir::gdn::GPUCodegenOptions().prefetch ? "next-chunk" : "none";
+  bool prefetchGiven = false; // --prefetch on the command line
   std::string schedule;
+  bool generated = true;   // a random problem (no --inputs)
+  bool noCheck = false;    // --no-check
+  // Differential runs: the same inputs under other schedules or another
+  // kernel file, compared with the first run.
+  std::vector<std::string> compareSchedules;
+  std::string referenceKernel;
+};
+
+/// Another compilation of the call to compare with the main run.
+struct Variant {
+  std::string label; // "schedule split-seq", "kernel FILE"
+  BackendOptions options;
+};
+
+/// A finished run's exit status, or a refusal's message.
+struct Outcome {
+  int status = 0;
+  std::string refusal;
+  static Outcome refused(const std::string &message) {
+    return {kExitRefused, message};
+  }
 };
 
 int refuse(const std::string &message) {
@@ -69,8 +91,7 @@ int refuse(const std::string &message) {
   return kExitRefused;
 }
 
-std::string kernelPath(const Options &o) {
-  const std::string &k = o.kernel;
+std::string kernelPath(const Options &o, const std::string &k) {
   if (k.size() > 5 && k.substr(k.size() - 5) == ".mlir")
     return k;
   std::string dir = o.kernelsDir;
@@ -100,10 +121,9 @@ std::string describe(const Problem &p) {
   return s.str();
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  Options o;
+/// Reads the command line into `o`; returns an exit status when the run
+/// ends here (--help, a parse error, contradictory flags).
+std::optional<int> parseCommandLine(int argc, char **argv, Options &o) {
   CLI::App app{"gdn-run: compile a chunked Gated DeltaNet prefill kernel, run "
                "it and check it against the float64 reference.\nWith no "
                "arguments: the built-in default problem."};
@@ -164,9 +184,18 @@ int main(int argc, char **argv) {
                  "to this .safetensors file");
   app.add_flag("--check", o.check, "evaluate the float64 reference and "
                "compare (always on without --inputs)");
-  bool noCheck = false;
-  app.add_flag("--no-check", noCheck, "random problems: skip the reference "
+  app.add_flag("--no-check", o.noCheck, "random problems: skip the reference "
                "(timing runs of large shapes)");
+  app.add_option("--compare-schedules", o.compareSchedules,
+                 "run the kernel under each of these schedules (comma "
+                 "separated; the first is the main run) on the same inputs "
+                 "and compare every later one with the first: o and the "
+                 "written state pages within --tolerance (relative L2)")
+      ->delimiter(',');
+  app.add_option("--reference-kernel", o.referenceKernel,
+                 "also run this kernel (NAME or FILE.mlir) under the same "
+                 "schedule on the same inputs and compare --kernel with it "
+                 "(o and the written state pages within --tolerance)");
   app.add_option("--tolerance", o.tolerance, "relative L2 error bound")
       ->capture_default_str();
   // Scalars of the call.
@@ -239,11 +268,13 @@ int main(int argc, char **argv) {
 
   // Flags of the call. Random problems default to the Qwen3-Next setting:
   // l2norm and beta logits in the kernel.
-  bool generated = o.inputs.empty();
+  o.generated = o.inputs.empty();
+  o.prefetchGiven = prefetchOption->count() > 0;
+  o.gpu.prefetch = o.prefetch == "next-chunk";
   if (scaleOpt->count())
     o.flags.scale = o.scale;
   o.flags.gateDomain = o.gateDomain == "log" ? GateDomain::Log : GateDomain::Linear;
-  if (generated) {
+  if (o.generated) {
     if (!l2->count())
       o.flags.qkL2norm = true;
     if (!logit->count())
@@ -260,32 +291,291 @@ int main(int argc, char **argv) {
     if (o.headDim)
       o.gen.K = o.gen.V = o.headDim;
   }
+  if (o.prefetchGiven && !o.artifactsDir.empty())
+    return refuse("--prefetch and --artifacts: an artifact's kernels were "
+                  "compiled with or without the prefetch already");
+  const bool differential =
+      !o.compareSchedules.empty() || !o.referenceKernel.empty();
+  if (!o.compareSchedules.empty() && !o.schedule.empty())
+    return refuse("--compare-schedules and --schedule: the first schedule "
+                  "of --compare-schedules is the main run's");
+  if (o.compareSchedules.size() == 1)
+    return refuse("--compare-schedules needs two schedules or more, got '" +
+                  o.compareSchedules[0] + "'");
+  if (differential && (!o.artifactsDir.empty() || !o.emit.empty()))
+    return refuse(std::string("--compare-schedules / --reference-kernel "
+                              "compile the kernels they compare; they do "
+                              "not go with ") +
+                  (o.emit.empty() ? "--artifacts" : "--emit"));
+  if (!o.schedule.empty() && !o.artifactsDir.empty())
+    return refuse("--schedule and --artifacts: an artifact's schedule was "
+                  "fixed when it was compiled (see its manifest.json; a set "
+                  "built with --schedule auto picks per call)");
+  return std::nullopt;
+}
 
-  // The problem: from a file or fresh random inputs.
-  Problem problem;
-  std::string seedLine; // printed once we know stdout is not an --emit
-  if (generated) {
+/// The problem: fresh random inputs (`seedLine` says how to get them
+/// again) or the tensors of --inputs; validated either way.
+Status loadProblem(const Options &o, Problem &problem, std::string &seedLine) {
+  if (o.generated) {
     uint64_t seed = o.seed ? o.seed : std::random_device{}();
     std::mt19937_64 rng(seed);
     if (Status s = generateProblem(o.gen, o.flags, rng, problem); !s.ok())
-      return refuse(s.message);
+      return s;
     seedLine = "problem: random, seed " + std::to_string(seed) + "\n";
     if (!o.saveInputs.empty())
       if (Status s = writeSafetensors(o.saveInputs, problem.tensors); !s.ok())
-        return refuse(s.message);
+        return s;
   } else {
     problem.flags = o.flags;
     if (Status s = readSafetensors(o.inputs, problem.tensors); !s.ok())
-      return refuse(s.message);
+      return s;
   }
   if (Status s = validateProblem(problem); !s.ok())
-    return refuse(s.message);
-  if (Status s = checkGateValues(problem); !s.ok())
-    return refuse(s.message);
+    return s;
+  return checkGateValues(problem);
+}
 
-  // Backend: cuda where a device is usable (or asked for), else cpu.
+/// Whether a CUDA device is usable here; asked once (it creates a context).
+bool cudaHere() {
+  static std::optional<bool> have;
+  if (!have) {
+    std::string why;
+    have = cudaAvailable(why);
+  }
+  return *have;
+}
+
+/// The schedule the user asked for: --schedule, else $GDN_SCHEDULE, else
+/// auto for the GPU and fused for the CPU (which runs one program per core
+/// either way); empty with --artifacts (the artifact fixed it).
+std::string requestedSchedule(const Options &o) {
+  if (!o.artifactsDir.empty())
+    return "";
+  if (!o.schedule.empty())
+    return o.schedule;
+  if (!o.compareSchedules.empty())
+    return o.compareSchedules[0];
+  // The test matrix runs under every schedule through the environment.
+  if (const char *env = std::getenv("GDN_SCHEDULE"); env && *env)
+    return env;
+  bool forGpu = o.emit.empty()
+                    ? o.backend == "cuda" || (o.backend == "auto" && cudaHere())
+                    : o.emit == "ptx" || o.emit == "artifact";
+  return forGpu ? kAutoSchedule : "fused";
+}
+
+/// Resolves auto for this call (docs/Schedules.md) on the device's SMs,
+/// for a schedule asked for or an artifact set built with auto (auto.json).
+ResolvedSchedule resolveForThisDevice(const Options &o,
+                                      const ScheduleRequest &request,
+                                      const Problem &problem) {
+  int64_t sms = request.isAuto && o.backend != "cpu" ? cudaMultiprocessors() : 0;
+  return resolveSchedule(request, problem, sms);
+}
+
+/// --emit artifact --schedule auto: one artifact per schedule the rule may
+/// pick for this shape, and the set's index.
+Outcome emitAutoSet(const Options &o, BackendOptions backend,
+                    const KernelShape &shape) {
+  if (o.outputFile.empty())
+    return Outcome::refused("--emit artifact needs -o DIR");
+  std::vector<std::pair<std::string, std::string>> built;
+  for (const AutoCandidate &c : autoCandidates()) {
+    if (!candidateApplies(c, shape.V))
+      continue; // the rule never picks it for this shape
+    backend.schedule = candidateSchedule(c);
+    Artifact artifact;
+    if (Status s = gpuArtifact(backend, shape, artifact); !s.ok())
+      return Outcome::refused(s.message);
+    if (Status s = writeArtifact(o.outputFile + "/" + c.name, artifact);
+        !s.ok())
+      return Outcome::refused(s.message);
+    built.push_back({c.name, c.schedule});
+  }
+  if (Status s = writeAutoSetIndex(o.outputFile, built); !s.ok())
+    return Outcome::refused(s.message);
+  return {};
+}
+
+/// --emit: prints (or writes to -o) the kernel at a stage instead of
+/// running it.
+Outcome emitKernel(const Options &o, const BackendOptions &backend,
+                   const KernelShape &shape) {
+  std::string text;
+  if (o.emit == "ptx" || o.emit == "artifact") {
+    Artifact artifact;
+    if (Status s = gpuArtifact(backend, shape, artifact); !s.ok())
+      return Outcome::refused(s.message);
+    if (o.emit == "artifact") {
+      if (o.outputFile.empty())
+        return Outcome::refused("--emit artifact needs -o DIR");
+      if (Status s = writeArtifact(o.outputFile, artifact); !s.ok())
+        return Outcome::refused(s.message);
+      return {};
+    }
+    text = artifact.ptx;
+  } else if (Status s = emitCpu(backend, shape, o.emit, text); !s.ok()) {
+    return Outcome::refused(s.message);
+  }
+  if (o.outputFile.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    std::ofstream out(o.outputFile, std::ios::binary);
+    out << text;
+    if (!out)
+      return Outcome::refused("cannot write '" + o.outputFile + "'");
+  }
+  return {};
+}
+
+/// One run of the call: outputs poisoned (when checking), then the
+/// kernels; the pool of `problem` is updated in place.
+struct RunResult {
+  HostTensor out;
+  std::string timing;
+  bool guardsIntact = true;
+};
+Status runOnce(Problem &problem, const BackendOptions &options,
+               const std::string &backend, const WriteSet *poisonFor,
+               RunResult &run) {
+  PreparedCall call;
+  if (Status s = prepareCall(problem, run.out, call); !s.ok())
+    return s;
+  if (poisonFor)
+    poisonOutputs(run.out, problem.tensors["state_pool"], *poisonFor);
+  return backend == "cuda"
+             ? runCuda(options, call, run.timing, run.guardsIntact)
+             : runCpu(options, call, run.timing);
+}
+
+/// Prints a check's lines; whether it passed.
+bool reportCheck(const char *indent, CheckReport report, bool guardsIntact,
+                 double tolerance) {
+  std::printf("%so: relative L2 error %.3e\n", indent, report.oError);
+  std::printf("%sstate: %lld pages written, max relative L2 error %.3e; "
+              "%lld other pages unchanged\n",
+              indent, (long long)report.pagesWritten, report.stateError,
+              (long long)report.pagesUntouched);
+  if (!guardsIntact)
+    report.problems.push_back("bytes outside the buffers changed (guards)");
+  for (const auto &p : report.problems)
+    std::printf("  FAIL %s\n", p.c_str());
+  return report.passed(tolerance);
+}
+
+/// Each variant on the inputs the main run had, compared with the main
+/// run's outputs (`mainOut`, the pool in `mainAfter`) as checkOutputs
+/// compares with the float64 reference. Whether all agree.
+bool compareVariants(const Options &o, const Problem &original,
+                     const Problem &mainAfter, const HostTensor &mainOut,
+                     const std::string &mainLabel,
+                     const mlir::gdn::ScheduleOptions &mainSchedule,
+                     const std::vector<Variant> &variants,
+                     const std::string &backend, const WriteSet &writes) {
+  ReferenceResult mainResult;
+  mainResult.o = mainOut.toDoubles();
+  const std::vector<double> mainPool =
+      mainAfter.tensors.at("state_pool").toDoubles();
+  const HostTensor &poolBefore = original.tensors.at("state_pool");
+  bool allAgree = true;
+  for (const Variant &v : variants) {
+    Problem problem = original;
+    RunResult run;
+    if (Status s = runOnce(problem, v.options, backend, &writes, run);
+        !s.ok()) {
+      std::printf("compare: %s: %s\n", v.label.c_str(), s.message.c_str());
+      allAgree = false;
+      continue;
+    }
+    std::printf("compare: %s (time: %s) against %s\n", v.label.c_str(),
+                run.timing.c_str(), mainLabel.c_str());
+    CheckReport report = checkOutputs(problem, run.out, poolBefore, mainPool,
+                                      mainResult, writes, o.tolerance);
+    bool agree = reportCheck("  ", report, run.guardsIntact, o.tolerance);
+    std::printf("  %s and %s %s (tolerance %.1e)\n", mainLabel.c_str(),
+                v.label.c_str(), agree ? "AGREE" : "DISAGREE", o.tolerance);
+    if (!agree && (v.options.schedule.kind == "split-seq") !=
+                      (mainSchedule.kind == "split-seq"))
+      std::printf("  (split-seq composes each chunk's `transition` region "
+                  "where the other schedules run its `step`: a kernel whose "
+                  "transition does not apply what its step applies gives "
+                  "different results under the two; docs/Schedules.md)\n");
+    allAgree = allAgree && agree;
+  }
+  return allAgree;
+}
+
+/// Runs the call on `backend`, checks it against the float64 reference
+/// (unless told not to), runs and compares the variants, and writes
+/// --outputs.
+Outcome runAndCheck(const Options &o, Problem &problem,
+                    const BackendOptions &backendOptions,
+                    const std::string &backend,
+                    const std::vector<Variant> &variants) {
+  // Reference first (it reads the untouched inputs), then poison and run.
+  bool check = o.check || (o.generated && !o.noCheck);
+  std::vector<double> refPool;
+  ReferenceResult ref;
+  WriteSet writes;
+  if (Status s = expectedWrites(problem, writes); !s.ok())
+    return Outcome::refused(s.message);
+  HostTensor &pool = problem.tensors["state_pool"];
+  if (check) {
+    refPool = pool.toDoubles();
+    if (Status s = referenceRun(problem, refPool, ref); !s.ok())
+      return Outcome::refused("reference: " + s.message);
+  }
+  const Problem original = variants.empty() ? Problem() : problem;
+  HostTensor poolBefore = pool;
+  RunResult run;
+  if (Status s = runOnce(problem, backendOptions, backend,
+                         check || !variants.empty() ? &writes : nullptr, run);
+      !s.ok())
+    return Outcome::refused(s.message);
+  std::printf("time: %s\n", run.timing.c_str());
+
+  Outcome outcome;
+  if (check) {
+    CheckReport report = checkOutputs(problem, run.out, poolBefore, refPool,
+                                      ref, writes, o.tolerance);
+    bool ok = reportCheck("", report, run.guardsIntact, o.tolerance);
+    std::printf("verdict: %s (tolerance %.1e)\n", ok ? "PASS" : "FAIL",
+                o.tolerance);
+    outcome.status = ok ? 0 : kExitFail;
+  }
+  if (!variants.empty()) {
+    const std::string mainLabel =
+        !o.referenceKernel.empty() ? "kernel " + backendOptions.kernelPath
+                                   : "schedule " + backendOptions.schedule.str();
+    bool agree = compareVariants(o, original, problem, run.out, mainLabel,
+                                 backendOptions.schedule, variants, backend,
+                                 writes);
+    std::printf("compare verdict: %s\n", agree ? "AGREE" : "DISAGREE");
+    if (!agree)
+      outcome.status = kExitFail;
+  }
+  if (!o.outputs.empty()) {
+    TensorMap outputs{{"o", run.out}, {"state_pool", pool}};
+    if (Status s = writeSafetensors(o.outputs, outputs); !s.ok())
+      return Outcome::refused(s.message);
+  }
+  return outcome;
+}
+
+/// The steps of a run: read the command line, make the problem, resolve
+/// the schedule, then emit the kernel or run and check it.
+Outcome runTool(Options &o, int argc, char **argv) {
+  if (std::optional<int> exit = parseCommandLine(argc, argv, o))
+    return {*exit, ""}; // CLI11 printed what it had to say
+  Problem problem;
+  std::string seedLine; // printed once we know stdout is not an --emit
+  if (Status s = loadProblem(o, problem, seedLine); !s.ok())
+    return Outcome::refused(s.message);
+  const KernelShape shape = shapeOf(problem);
+
   BackendOptions backendOptions;
-  backendOptions.kernelPath = kernelPath(o);
+  backendOptions.kernelPath = kernelPath(o, o.kernel);
   backendOptions.artifactsDir = o.artifactsDir;
   backendOptions.printIRAfterAll = o.printIRAfterAll;
   backendOptions.threads =
@@ -293,129 +583,53 @@ int main(int argc, char **argv) {
                     : std::max(1u, std::thread::hardware_concurrency());
   backendOptions.warmup = o.warmup;
   backendOptions.repeat = o.repeat;
-  o.gpu.prefetch = o.prefetch == "next-chunk";
   backendOptions.gpu = o.gpu;
-  if (prefetchOption->count() > 0 && !o.artifactsDir.empty())
-    return refuse("--prefetch and --artifacts: an artifact's kernels were "
-                  "compiled with or without the prefetch already");
-  if (!o.schedule.empty() && !o.artifactsDir.empty())
-    return refuse("--schedule and --artifacts: an artifact's schedule was "
-                  "fixed when it was compiled (see its manifest.json; a set "
-                  "built with --schedule auto picks per call)");
-  // The test matrix runs under every schedule through the environment.
-  if (const char *env = std::getenv("GDN_SCHEDULE");
-      env && *env && o.schedule.empty() && o.artifactsDir.empty())
-    o.schedule = env;
-  // The schedule that fills a GPU depends on the call (docs/Schedules.md):
-  // auto by default there; the CPU runs one program per core either way.
-  std::string whyNoCuda;
-  std::optional<bool> haveCuda; // asked once: it creates a CUDA context
-  auto cudaHere = [&]() {
-    if (!haveCuda)
-      haveCuda = cudaAvailable(whyNoCuda);
-    return *haveCuda;
-  };
-  if (o.schedule.empty() && o.artifactsDir.empty()) {
-    bool forGpu = o.emit.empty()
-                      ? o.backend == "cuda" || (o.backend == "auto" && cudaHere())
-                      : o.emit == "ptx" || o.emit == "artifact";
-    o.schedule = forGpu ? kAutoSchedule : "fused";
-  }
-  backendOptions.schedule = o.schedule;
-  const KernelShape shape = shapeOf(problem);
 
-  // --schedule auto: the rule picks a schedule for this call from the
-  // device's SM count (docs/Schedules.md). An artifact set built with it
-  // (auto.json) is resolved the same way.
-  auto pickSchedule = [&]() {
-    int64_t sms = o.backend == "cpu" ? 0 : cudaMultiprocessors();
-    bool nominal = sms == 0;
-    ScheduleChoice choice =
-        chooseSchedule(workloadOf(problem), nominal ? kNominalSMs : sms);
-    std::string line = std::string("schedule: auto -> ") +
-                       choice.pick->schedule + " (" + choice.why +
-                       (nominal ? "; no GPU asked, an H200's SMs assumed" : "") +
-                       ")";
-    return std::make_pair(choice.pick, line);
-  };
-  std::string autoLine;
-  if (o.schedule == kAutoSchedule && o.emit != "artifact") {
-    auto [pick, line] = pickSchedule();
-    backendOptions.schedule = pick->schedule;
-    autoLine = line;
+  // The schedule, parsed once; auto resolved for this call. An artifact
+  // set built with auto (auto.json) is resolved the same way.
+  ScheduleRequest request;
+  if (std::string spec = requestedSchedule(o); !spec.empty()) {
+    std::string error;
+    if (!ScheduleRequest::parse(spec, request, error))
+      return Outcome::refused(error);
   }
-  if (!o.artifactsDir.empty()) {
+  if (request.isAuto && o.emit == "artifact")
+    return emitAutoSet(o, backendOptions, shape);
+  std::string autoLine;
+  if (o.artifactsDir.empty()) {
+    ResolvedSchedule resolved = resolveForThisDevice(o, request, problem);
+    backendOptions.schedule = resolved.schedule;
+    autoLine = resolved.line;
+  } else {
     std::string dir;
     bool autoSet = false;
     locateArtifact(o.artifactsDir, shape, dir, autoSet);
     if (autoSet) {
-      auto [pick, line] = pickSchedule();
-      if (Status s = pickFromAutoSet(dir, pick->name, pick->schedule,
+      ResolvedSchedule resolved = resolveForThisDevice(
+          o, ScheduleRequest::automatic(), problem);
+      if (Status s = pickFromAutoSet(dir, resolved.pick->name,
+                                     resolved.pick->schedule,
                                      backendOptions.artifactsDir);
           !s.ok())
-        return refuse(s.message);
-      autoLine = line;
+        return Outcome::refused(s.message);
+      autoLine = resolved.line;
     }
   }
 
   if (!o.emit.empty()) {
-    std::string text;
-    if (o.emit == "artifact" && o.schedule == kAutoSchedule) {
-      // One artifact per schedule auto may pick, and the index.
-      if (o.outputFile.empty())
-        return refuse("--emit artifact needs -o DIR");
-      std::vector<std::pair<std::string, std::string>> built;
-      for (const AutoCandidate &c : autoCandidates()) {
-        if (!candidateApplies(c, shape.V))
-          continue; // the rule never picks it for this shape
-        backendOptions.schedule = c.schedule;
-        Artifact artifact;
-        if (Status s = gpuArtifact(backendOptions, shape, artifact); !s.ok())
-          return refuse(s.message);
-        if (Status s = writeArtifact(o.outputFile + "/" + c.name, artifact);
-            !s.ok())
-          return refuse(s.message);
-        built.push_back({c.name, c.schedule});
-      }
-      if (Status s = writeAutoSetIndex(o.outputFile, built); !s.ok())
-        return refuse(s.message);
-      return 0;
-    }
     if (!autoLine.empty())
       std::fprintf(stderr, "%s\n", autoLine.c_str());
-    if (o.emit == "ptx" || o.emit == "artifact") {
-      Artifact artifact;
-      if (Status s = gpuArtifact(backendOptions, shape, artifact); !s.ok())
-        return refuse(s.message);
-      if (o.emit == "artifact") {
-        if (o.outputFile.empty())
-          return refuse("--emit artifact needs -o DIR");
-        if (Status s = writeArtifact(o.outputFile, artifact); !s.ok())
-          return refuse(s.message);
-        return 0;
-      }
-      text = artifact.ptx;
-    } else if (Status s = emitCpu(backendOptions, shape, o.emit, text);
-               !s.ok()) {
-      return refuse(s.message);
-    }
-    if (o.outputFile.empty()) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-    } else {
-      std::ofstream out(o.outputFile, std::ios::binary);
-      out << text;
-      if (!out)
-        return refuse("cannot write '" + o.outputFile + "'");
-    }
-    return 0;
+    return emitKernel(o, backendOptions, shape);
   }
 
+  // Backend: cuda where a device is usable (or asked for), else cpu.
   std::string backend = o.backend;
   if (backend == "auto")
     backend = cudaHere() ? "cuda" : "cpu";
   if (backend == "cpu" && !canCompile())
-    return refuse("this gdn-run is a runtime-only build: it runs artifacts on "
-                  "a GPU only (--backend cuda --artifacts DIR)");
+    return Outcome::refused(
+        "this gdn-run is a runtime-only build: it runs artifacts on a GPU "
+        "only (--backend cuda --artifacts DIR)");
 
   std::fputs(seedLine.c_str(), stdout);
   std::printf("problem: %s\n", describe(problem).c_str());
@@ -425,59 +639,34 @@ int main(int argc, char **argv) {
               backend.c_str());
   if (!autoLine.empty())
     std::printf("%s\n", autoLine.c_str());
-
-  // Reference first (it reads the untouched inputs), then poison and run.
-  bool check = o.check || (generated && !noCheck);
-  std::vector<double> refPool;
-  ReferenceResult ref;
-  WriteSet writes;
-  if (Status s = expectedWrites(problem, writes); !s.ok())
-    return refuse(s.message);
-  HostTensor &pool = problem.tensors["state_pool"];
-  if (check) {
-    refPool = pool.toDoubles();
-    if (Status s = referenceRun(problem, refPool, ref); !s.ok())
-      return refuse("reference: " + s.message);
+  // Differential runs: the other schedules, or the reference kernel under
+  // the main run's schedule.
+  std::vector<Variant> variants;
+  for (size_t i = 1; i < o.compareSchedules.size(); ++i) {
+    ScheduleRequest other;
+    std::string error;
+    if (!ScheduleRequest::parse(o.compareSchedules[i], other, error))
+      return Outcome::refused(error);
+    Variant v{"", backendOptions};
+    v.options.schedule = resolveForThisDevice(o, other, problem).schedule;
+    v.label = "schedule " + v.options.schedule.str();
+    variants.push_back(v);
   }
-  HostTensor poolBefore = pool;
-  HostTensor out;
-  PreparedCall call;
-  if (Status s = prepareCall(problem, out, call); !s.ok())
-    return refuse(s.message);
-  if (check)
-    poisonOutputs(out, pool, writes);
-
-  std::string timing;
-  bool guardsIntact = true;
-  Status ran = backend == "cuda"
-                   ? runCuda(backendOptions, call, timing, guardsIntact)
-                   : runCpu(backendOptions, call, timing);
-  if (!ran.ok())
-    return refuse(ran.message);
-  std::printf("time: %s\n", timing.c_str());
-
-  int status = 0;
-  if (check) {
-    CheckReport report = checkOutputs(problem, out, poolBefore, refPool, ref,
-                                      writes, o.tolerance);
-    std::printf("o: relative L2 error %.3e\n", report.oError);
-    std::printf("state: %lld pages written, max relative L2 error %.3e; "
-                "%lld other pages unchanged\n",
-                (long long)report.pagesWritten, report.stateError,
-                (long long)report.pagesUntouched);
-    for (const auto &p : report.problems)
-      std::printf("  FAIL %s\n", p.c_str());
-    if (!guardsIntact)
-      report.problems.push_back("bytes outside the buffers changed (guards)");
-    bool ok = report.passed(o.tolerance);
-    std::printf("verdict: %s (tolerance %.1e)\n", ok ? "PASS" : "FAIL",
-                o.tolerance);
-    status = ok ? 0 : kExitFail;
+  if (!o.referenceKernel.empty()) {
+    Variant v{"", backendOptions};
+    v.options.kernelPath = kernelPath(o, o.referenceKernel);
+    v.label = "kernel " + v.options.kernelPath;
+    variants.push_back(v);
   }
-  if (!o.outputs.empty()) {
-    TensorMap outputs{{"o", out}, {"state_pool", pool}};
-    if (Status s = writeSafetensors(o.outputs, outputs); !s.ok())
-      return refuse(s.message);
-  }
-  return status;
+  return runAndCheck(o, problem, backendOptions, backend, variants);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  Outcome outcome = runTool(o, argc, argv);
+  if (!outcome.refusal.empty())
+    return refuse(outcome.refusal);
+  return outcome.status;
 }

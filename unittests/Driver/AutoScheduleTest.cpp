@@ -169,3 +169,77 @@ TEST(AutoSchedule, CandidateNamesAreDirectoryNames) {
   EXPECT_FALSE(candidateApplies(autoCandidates()[1], 64));
   EXPECT_TRUE(candidateApplies(autoCandidates()[1], 128));
 }
+
+namespace {
+/// A device call's problem (shapes only): `sequences` of `tokens` each.
+gdn::run::Problem deviceProblem(int64_t sequences, int64_t tokens,
+                                int64_t HV = 32) {
+  Problem p;
+  p.shapesOnly = true;
+  p.dims.H = HV / 2;
+  p.dims.G = 2;
+  p.dims.K = p.dims.V = 128;
+  p.dims.T = sequences * tokens;
+  p.tensors["cu_seqlens"] =
+      gdn::HostTensor::zeros(gdn::DType::I64, {sequences + 1});
+  return p;
+}
+} // namespace
+
+// Every candidate's text parses, and to the kind its name says.
+TEST(AutoSchedule, EveryCandidateParses) {
+  for (const AutoCandidate &c : autoCandidates()) {
+    const mlir::gdn::ScheduleOptions &o = candidateSchedule(c);
+    EXPECT_EQ(o.kind, c.segmentChunks ? "split-seq" : "fused") << c.name;
+    EXPECT_EQ(o.segmentChunks, c.segmentChunks ? c.segmentChunks : 16)
+        << c.name;
+    EXPECT_EQ(o.firstSegmentChunks, c.firstSegmentChunks) << c.name;
+  }
+}
+
+TEST(ScheduleRequest, AutoOrParsedOnce) {
+  ScheduleRequest r;
+  std::string error;
+  ASSERT_TRUE(ScheduleRequest::parse("auto", r, error)) << error;
+  EXPECT_TRUE(r.isAuto);
+  ASSERT_TRUE(ScheduleRequest::parse("staged-bf16", r, error)) << error;
+  EXPECT_FALSE(r.isAuto);
+  EXPECT_EQ(r.concrete.kind, "staged");
+  EXPECT_EQ(r.concrete.intermediates, "bf16");
+  EXPECT_FALSE(ScheduleRequest::parse("fused v-block=48", r, error));
+  EXPECT_NE(error.find("v-block=48"), std::string::npos) << error;
+}
+
+// resolveSchedule is chooseSchedule on the call's workload, or the request.
+TEST(ResolveSchedule, AutoPicksForTheCallAndSaysWhy) {
+  const Problem oneLong = deviceProblem(1, 16384);
+  ResolvedSchedule r =
+      resolveSchedule(ScheduleRequest::automatic(), oneLong, 132);
+  ASSERT_NE(r.pick, nullptr);
+  Workload w = workloadOf(oneLong);
+  EXPECT_EQ(r.pick, chooseSchedule(w, 132).pick);
+  EXPECT_EQ(r.schedule.str(), candidateSchedule(*r.pick).str());
+  EXPECT_EQ(r.line.rfind("schedule: auto -> ", 0), 0u) << r.line;
+  EXPECT_EQ(r.line.find("assumed"), std::string::npos) << r.line;
+
+  // No GPU asked: an H200's SM count, and the line says so.
+  ResolvedSchedule nominal =
+      resolveSchedule(ScheduleRequest::automatic(), oneLong, 0);
+  EXPECT_EQ(nominal.pick, r.pick);
+  EXPECT_NE(nominal.line.find("an H200's SMs assumed"), std::string::npos)
+      << nominal.line;
+
+  // Many programs fill the SMs: fused.
+  ResolvedSchedule many =
+      resolveSchedule(ScheduleRequest::automatic(), deviceProblem(8, 4096), 132);
+  ASSERT_NE(many.pick, nullptr);
+  EXPECT_STREQ(many.pick->name, "fused");
+
+  ScheduleRequest staged;
+  std::string error;
+  ASSERT_TRUE(ScheduleRequest::parse("staged", staged, error)) << error;
+  ResolvedSchedule asked = resolveSchedule(staged, oneLong, 132);
+  EXPECT_EQ(asked.pick, nullptr);
+  EXPECT_TRUE(asked.line.empty());
+  EXPECT_EQ(asked.schedule.kind, "staged");
+}

@@ -8,6 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -67,15 +71,25 @@ TEST(PickEntry, DescribesTheBoundFlagsByName) {
 }
 
 namespace {
-/// `a` written as an artifact to a fresh directory and read back.
-Status roundTrip(const Artifact &a, Artifact &back, const std::string &tag) {
+/// `a` written as an artifact to a fresh directory, its manifest's text
+/// passed through `edit`, and read back.
+Status roundTrip(const Artifact &a, Artifact &back, const std::string &tag,
+                 const std::function<void(std::string &)> &edit = {}) {
   const std::string dir =
       (std::filesystem::temp_directory_path() /
        ("gdn-" + tag + "-test-" + std::to_string(::getpid())))
           .string();
   std::filesystem::create_directories(dir);
-  Status written = writeArtifact(dir, a);
-  Status s = written.ok() ? readArtifact(dir, back) : written;
+  Status s = writeArtifact(dir, a);
+  if (s.ok() && edit) {
+    std::stringstream text;
+    text << std::ifstream(dir + "/manifest.json").rdbuf();
+    std::string manifest = text.str();
+    edit(manifest);
+    std::ofstream(dir + "/manifest.json") << manifest;
+  }
+  if (s.ok())
+    s = readArtifact(dir, back);
   std::filesystem::remove_all(dir);
   return s;
 }
@@ -228,4 +242,88 @@ TEST(ArtifactManifest, KeepsTheSegmentZeroMark) {
   ASSERT_TRUE(s.ok()) << s.message;
   EXPECT_TRUE(back.plans.at("k").extraChunkInSegmentZero);
   EXPECT_FALSE(back.plans.at("old").extraChunkInSegmentZero);
+}
+
+// The plan carries the V-split: planCall launches V / v_block programs per
+// value head, and the workspaces have a row per program.
+TEST(PlanCall, TheVSplitComesFromThePlan) {
+  LaunchPlan plan = splitSeqPlan(16);
+  plan.programsPerHead = 2;
+  std::vector<PlannedLaunch> launches;
+  std::vector<KernelArg> workspaces;
+  ASSERT_TRUE(planCall(plan, Grid{32, 3, 1}, 65, launches, workspaces).ok());
+  for (const PlannedLaunch &l : launches) {
+    EXPECT_EQ(l.grid.x, 64);
+    EXPECT_EQ(l.grid.y, 3);
+  }
+  for (const KernelArg &w : workspaces)
+    EXPECT_EQ(w.shape[0], 64);
+  plan.programsPerHead = 0;
+  Status s = planCall(plan, Grid{32, 3, 1}, 65, launches, workspaces);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("programs per head"), std::string::npos)
+      << s.message;
+}
+
+TEST(ArtifactManifest, KeepsTheVSplitAndChecksItAgainstTheShape) {
+  Artifact a;
+  a.ptx = "// ptx";
+  a.shape.K = a.shape.V = 128;
+  a.shape.vBlock = 64;
+  a.kernels["k"] = KernelInfo{};
+  LaunchPlan plan = LaunchPlan::single("k");
+  plan.programsPerHead = 2;
+  a.plans["k"] = plan;
+  Artifact back;
+  Status s = roundTrip(a, back, "v-split");
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(back.plans.at("k").programsPerHead, 2);
+  // An entry without a plan gets the shape's.
+  EXPECT_EQ(back.planFor("unplanned").programsPerHead, 2);
+
+  a.plans["k"].programsPerHead = 4; // disagrees with v_block 64 of V 128
+  s = roundTrip(a, back, "v-split-bad");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("programs_per_head 4"), std::string::npos)
+      << s.message;
+}
+
+namespace {
+/// Writes `a`, replaces `from` in its manifest text by `to`, reads it back.
+Status readEdited(const Artifact &a, const std::string &from,
+                  const std::string &to) {
+  Artifact back;
+  return roundTrip(a, back, "edited", [&](std::string &manifest) {
+    size_t at = manifest.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos)
+      manifest.replace(at, from.size(), to);
+  });
+}
+} // namespace
+
+// The manifest's schema is checked on load; a refusal names the key.
+TEST(ArtifactManifest, RefusalsNameTheKey) {
+  Artifact a;
+  a.ptx = "// ptx";
+  a.shape.K = a.shape.V = 128;
+  a.kernels["k"] = KernelInfo{};
+  a.plans["k"] = LaunchPlan::single("k");
+  ASSERT_TRUE(readEdited(a, "\"chip\"", "\"chip\"").ok());
+  const std::pair<std::string, std::string> edits[] = {
+      {"\"block_size\": 256", "\"block_size\": \"256\""},
+      {"\"K\": 128", "\"K\": -1"},
+      {"\"io\": \"BF16\"", "\"io\": \"INT4\""},
+      {"\"scratch_bytes_per_block\"", "\"scratch\""},
+      {"\"segment_chunks\"", "\"segments\""},
+      {"\"format\": \"gdn-artifact-2\"", "\"format\": \"gdn-artifact-9\""},
+  };
+  const char *named[] = {"'block_size'", "'shape.K'", "'shape.io'",
+                         "'kernels.k.scratch_bytes_per_block'",
+                         "'plans.k.segment_chunks'", "gdn-artifact-9"};
+  for (size_t i = 0; i < std::size(edits); ++i) {
+    Status s = readEdited(a, edits[i].first, edits[i].second);
+    EXPECT_FALSE(s.ok()) << edits[i].second;
+    EXPECT_NE(s.message.find(named[i]), std::string::npos) << s.message;
+  }
 }

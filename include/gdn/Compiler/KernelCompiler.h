@@ -11,6 +11,7 @@
 
 #include "gdn/Runtime/KernelArgs.h"
 #include "gdn/Runtime/LaunchPlan.h"
+#include "gdn/Schedule/Schedule.h"
 #include "gdn/TensorIO/DType.h"
 #include "gdn/TensorIO/Status.h"
 #include "gdn/Transforms/CodegenOptions.h"
@@ -28,7 +29,7 @@ std::string specializeKernelSource(const std::string &source,
 
 struct CompileOptions {
   std::string kernelPath;     // a .mlir file
-  std::string schedule;       // fusion schedule: name or file (empty: fused)
+  mlir::gdn::ScheduleOptions schedule; // fusion schedule, parsed by the caller
   KernelShape shape;
   bool printIRAfterAll = false; // every stage of the pipeline to stderr
   mlir::gdn::GPUCodegenOptions gpu;        // the GPU code generator's options

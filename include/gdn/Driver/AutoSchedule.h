@@ -12,6 +12,7 @@
 #define GDN_DRIVER_AUTOSCHEDULE_H
 
 #include "gdn/Driver/Problem.h"
+#include "gdn/Schedule/Schedule.h"
 
 #include <cstdint>
 #include <string>
@@ -41,6 +42,8 @@ struct AutoCandidate {
   int64_t firstSegmentChunks = 0;
 };
 const std::vector<AutoCandidate> &autoCandidates();
+/// `c`'s schedule, parsed (once per process).
+const mlir::gdn::ScheduleOptions &candidateSchedule(const AutoCandidate &c);
 /// Whether the rule can pick `c` for value head size V (a V-split needs a
 /// V of at least two 64-row blocks): an auto set holds those only.
 bool candidateApplies(const AutoCandidate &c, int64_t V);
@@ -56,6 +59,31 @@ ScheduleChoice chooseSchedule(const Workload &work, int64_t sms);
 
 /// The SM count auto assumes where there is no GPU to ask.
 inline constexpr int64_t kNominalSMs = 132;
+
+/// What a caller asked for, parsed once: auto, or a concrete schedule.
+struct ScheduleRequest {
+  bool isAuto = false;
+  mlir::gdn::ScheduleOptions concrete; // when not auto
+  /// "auto", a built-in name, a schedule file or a schedule text; false
+  /// with `error` naming the problem.
+  static bool parse(const std::string &spec, ScheduleRequest &out,
+                    std::string &error);
+  static ScheduleRequest automatic();
+};
+
+/// The schedule a call runs: the request's, or auto's pick for the call.
+struct ResolvedSchedule {
+  mlir::gdn::ScheduleOptions schedule;
+  const AutoCandidate *pick = nullptr; // auto's pick; null when not auto
+  /// "schedule: auto -> <text> (<why>)" for a pick; empty otherwise.
+  std::string line;
+};
+
+/// The one place auto is resolved: the request itself, or the rule's pick
+/// for `problem` on a device of `sms` SMs (0: no GPU asked; an H200's
+/// kNominalSMs are assumed and the line says so).
+ResolvedSchedule resolveSchedule(const ScheduleRequest &request,
+                                 const Problem &problem, int64_t sms);
 
 } // namespace gdn::run
 

@@ -57,7 +57,11 @@ struct Artifact {
   /// The plan of `entry`: its schedule's kernels, or the entry alone.
   LaunchPlan planFor(const std::string &entry) const {
     auto it = plans.find(entry);
-    return it == plans.end() ? LaunchPlan::single(entry) : it->second;
+    if (it != plans.end())
+      return it->second;
+    LaunchPlan single = LaunchPlan::single(entry);
+    single.programsPerHead = shape.programsPerHead();
+    return single;
   }
   /// The entry a call of `entry` runs: a flag-bound copy when one matches.
   std::string entryFor(const std::string &entry,
@@ -69,6 +73,22 @@ struct Artifact {
   /// k<K>_v<V>_<dtype>, e.g. k128_v128_bf16.
   static std::string subdirFor(const KernelShape &shape);
 };
+
+/// What a call on an artifact launches: the entry it runs (a flag-bound
+/// copy where one matches the arguments), that entry's plan, each kernel's
+/// grid and the workspaces between them.
+struct ArtifactLaunch {
+  std::string entry;
+  LaunchPlan plan;
+  std::vector<PlannedLaunch> launches;
+  std::vector<KernelArg> workspaces;
+};
+/// The GPU launch flow, shared by the C API and gdn-run: `programs` is the
+/// call's [HV, B, 1] (the plan adds its V-split), `chunkSlots` the longest
+/// program's chunks.
+Status planArtifactCall(const Artifact &artifact, const std::string &entry,
+                        const std::vector<KernelArg> &args, Grid programs,
+                        int64_t chunkSlots, ArtifactLaunch &launch);
 
 Status writeArtifact(const std::string &dir, const Artifact &artifact);
 Status readArtifact(const std::string &dir, Artifact &artifact);

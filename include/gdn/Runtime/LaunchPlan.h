@@ -48,6 +48,10 @@ struct LaunchPlan {
   /// Segment 0's chunks where they differ from segmentChunks (split-seq
   /// first-segment=run first-segment-chunks=N); 0: the same.
   int64_t firstSegmentChunks = 0;
+  /// Programs per value head on grid x: V / v_block for a V-split kernel
+  /// (the schedule's v-block), else 1. planCall multiplies the call's
+  /// programs by it; no launcher does.
+  int64_t programsPerHead = 1;
   std::vector<LaunchStep> steps;
   std::vector<WorkspaceSpec> workspaces;
   /// A flag-bound copy of an entry (gdn-specialize-entries): the entry it
@@ -78,7 +82,7 @@ struct PlannedLaunch {
 };
 
 /// Grids and workspace shapes for a call whose programs form `base`
-/// ([HV, B, 1]) and whose longest program has at most `chunkSlots` chunks.
+/// ([HV, B, 1]; the plan's V-split multiplies x) and whose longest program has at most `chunkSlots` chunks.
 /// Workspaces come back as KernelArg::Kind::Workspace (no data: the backend
 /// allocates and poisons them), in the order the kernels take them.
 Status planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,

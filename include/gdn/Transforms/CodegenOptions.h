@@ -39,6 +39,15 @@ struct GPUCodegenOptions {
   int64_t blockSize() const { return kWarpgroupThreads * warpgroups; }
   int64_t numWarps() const { return blockSize() / 32; }
 
+  /// Every option in one line ("chip=sm_90a mma=bf16 warpgroups=2
+  /// prefetch=1"): the kernel cache keys artifacts by it, so an option
+  /// added here is in the key without touching the cache.
+  std::string cacheKey() const {
+    return "chip=" + chip + " mma=" + mma +
+           " warpgroups=" + std::to_string(warpgroups) +
+           " prefetch=" + std::to_string(prefetch);
+  }
+
   /// Empty when the options are valid, else a message naming the option.
   std::string invalidReason() const {
     if (mma != "bf16" && mma != "tf32")

@@ -13,6 +13,8 @@ class RewritePatternSet;
 class TypeConverter;
 namespace gdn {
 
+struct ScheduleOptions;
+
 #define GEN_PASS_DECL
 #include "Passes.h.inc"
 
@@ -34,8 +36,15 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init("")};
 };
 
-/// Appends gdn-schedule with `schedule` (see Schedule.h).
+/// gdn-schedule building the schedule its caller parsed (its string
+/// option is not read).
+std::unique_ptr<Pass> createGDNSchedule(const ScheduleOptions &parsed);
+
+/// Appends gdn-schedule with `schedule` (a name, text or file, parsed by
+/// the pass; see gdn/Schedule/Schedule.h), with the passes around it.
 void addSchedulePass(OpPassManager &pm, const std::string &schedule);
+/// The same with a schedule parsed already (the compiler's path).
+void addSchedulePass(OpPassManager &pm, const ScheduleOptions &schedule);
 
 /// Appends the CPU pipeline: gdn-schedule, then buildCPULowering.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);

@@ -77,11 +77,27 @@ struct OutlineToGPUPass
         op.erase();
   }
 
+  /// `f` as a gpu.func of `gpuModule`: the steps below, in order.
   LogicalResult outline(func::FuncOp f, gpu::GPUModuleOp gpuModule) {
-    MLIRContext *ctx = &getContext();
     if (!f.getBody().hasOneBlock())
       return f.emitError("gdn-gpu-outline expects a single-block kernel "
                          "(structured control flow only)");
+    gpu::GPUFuncOp kernel = cloneAsKernel(f, gpuModule);
+    programIdsToBlockIds(kernel);
+    cloneUsedGlobals(kernel, gpuModule);
+    copyCarriedBuffers(kernel);
+    SmallVector<memref::AllocOp> allocs;
+    if (failed(collectTileBuffers(kernel, allocs)))
+      return failure();
+    SmallVector<memref::AllocOp> offChip;
+    placeInSharedMemory(kernel, allocs, offChip);
+    placeInScratch(kernel, offChip);
+    return success();
+  }
+
+  /// A gpu.func with `f`'s body and a trailing scratch buffer argument.
+  gpu::GPUFuncOp cloneAsKernel(func::FuncOp f, gpu::GPUModuleOp gpuModule) {
+    MLIRContext *ctx = &getContext();
     auto scratchType = MemRefType::get({ShapedType::kDynamic},
                                        IntegerType::get(ctx, 8));
     SmallVector<Type> types(f.getArgumentTypes());
@@ -108,8 +124,11 @@ struct OutlineToGPUPass
       else
         b.clone(op, map);
     }
+    return kernel;
+  }
 
-    // Program ids are block ids.
+  /// Program ids are block ids.
+  static void programIdsToBlockIds(gpu::GPUFuncOp kernel) {
     kernel.walk([&](ProgramIdOp op) {
       OpBuilder ib(op);
       op.replaceAllUsesWith(gpu::BlockIdOp::create(
@@ -117,24 +136,28 @@ struct OutlineToGPUPass
                                 .getResult());
       op.erase();
     });
+  }
 
-    // Globals (constant tiles) used by the kernel move with it.
+  /// Globals (constant tiles) used by the kernel move with it.
+  void cloneUsedGlobals(gpu::GPUFuncOp kernel, gpu::GPUModuleOp gpuModule) {
     ModuleOp module = getOperation();
     kernel.walk([&](memref::GetGlobalOp get) {
       if (gpuModule.lookupSymbol(get.getName()))
         return;
       if (auto global = module.lookupSymbol<memref::GlobalOp>(get.getName())) {
-        OpBuilder gb(ctx);
+        OpBuilder gb(&getContext());
         gb.setInsertionPointToStart(gpuModule.getBody());
         gb.clone(*global.getOperation());
       }
     });
+  }
 
-    // A buffer a loop carries must not share its slot with the buffer the
-    // next value is built in: every alloc gets one fixed slot, so the body
-    // of iteration i + 1 would overwrite the value it was handed while
-    // still reading it. Each iteration first copies what it is handed into
-    // a buffer (and slot) of its own.
+  /// A buffer a loop carries must not share its slot with the buffer the
+  /// next value is built in: every alloc gets one fixed slot, so the body
+  /// of iteration i + 1 would overwrite the value it was handed while
+  /// still reading it. Each iteration first copies what it is handed into
+  /// a buffer (and slot) of its own.
+  static void copyCarriedBuffers(gpu::GPUFuncOp kernel) {
     kernel.walk([&](scf::ForOp loop) {
       Block *body = loop.getBody();
       for (BlockArgument carried : loop.getRegionIterArgs()) {
@@ -147,9 +170,12 @@ struct OutlineToGPUPass
         carried.replaceAllUsesExcept(own, copy);
       }
     });
+  }
 
-    // Tile buffers: fixed slots in the block's slice of the scratch buffer.
-    SmallVector<memref::AllocOp> allocs;
+  /// The kernel's tile buffers (statically shaped allocs); deallocs go,
+  /// since every buffer gets a fixed slot.
+  static LogicalResult collectTileBuffers(gpu::GPUFuncOp kernel,
+                                          SmallVector<memref::AllocOp> &allocs) {
     WalkResult bad = kernel.walk([&](Operation *op) {
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         if (!alloc.getType().hasStaticShape() ||
@@ -166,12 +192,18 @@ struct OutlineToGPUPass
       }
       return WalkResult::advance();
     });
-    if (bad.wasInterrupted())
-      return failure();
-    // Shared memory first: buffers only read and written in place (no
-    // view, cast or yield would have to change address space), smallest
-    // first, up to the budget; the rest go to global scratch.
-    SmallVector<memref::AllocOp> onChip, offChip;
+    return failure(bad.wasInterrupted());
+  }
+
+  /// Shared memory first: buffers only read and written in place (no
+  /// view, cast or yield would have to change address space), smallest
+  /// first, up to the budget, become views of the dynamic shared memory;
+  /// the rest are left in `offChip` for global scratch.
+  void placeInSharedMemory(gpu::GPUFuncOp kernel,
+                           ArrayRef<memref::AllocOp> allocs,
+                           SmallVector<memref::AllocOp> &offChip) {
+    MLIRContext *ctx = &getContext();
+    SmallVector<memref::AllocOp> onChip;
     SmallVector<memref::AllocOp> bySize(allocs);
     llvm::stable_sort(bySize, [](memref::AllocOp a, memref::AllocOp b) {
       return bytesOf(a.getType()) < bytesOf(b.getType());
@@ -186,19 +218,13 @@ struct OutlineToGPUPass
         offChip.push_back(alloc);
       }
     }
-    SmallVector<int64_t> offsets;
-    int64_t perBlock = 0;
-    for (memref::AllocOp alloc : offChip) {
-      offsets.push_back(perBlock);
-      perBlock += llvm::alignTo(bytesOf(alloc.getType()), kSlotAlignment);
-    }
-    b.setInsertionPointToStart(&entry);
-    Location loc = kernel.getLoc();
+    Block &entry = kernel.getBody().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
     if (!onChip.empty()) {
       auto workgroup = gpu::AddressSpaceAttr::get(
           ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
       Value smem = gpu::DynamicSharedMemoryOp::create(
-          b, loc,
+          b, kernel.getLoc(),
           MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8),
                           MemRefLayoutAttrInterface(), workgroup));
       int64_t offset = 0;
@@ -218,8 +244,23 @@ struct OutlineToGPUPass
     }
     kernel->setAttr(gdn::attrs::kSharedBytesPerBlock,
                     b.getI64IntegerAttr(sharedBytes));
-    // The first op of the body may have been an alloc erased above.
-    b.setInsertionPointToStart(&entry);
+  }
+
+  /// The other buffers: fixed slots in the block's slice of the scratch
+  /// argument (a block's slice starts at its linear block id x the bytes
+  /// per block).
+  static void placeInScratch(gpu::GPUFuncOp kernel,
+                             ArrayRef<memref::AllocOp> offChip) {
+    SmallVector<int64_t> offsets;
+    int64_t perBlock = 0;
+    for (memref::AllocOp alloc : offChip) {
+      offsets.push_back(perBlock);
+      perBlock += llvm::alignTo(bytesOf(alloc.getType()), kSlotAlignment);
+    }
+    Block &entry = kernel.getBody().front();
+    // The first op of the body may have been an alloc erased before.
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    Location loc = kernel.getLoc();
     Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value by = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
     Value bz = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
@@ -234,7 +275,8 @@ struct OutlineToGPUPass
     Value base = arith::MulIOp::create(
         b, loc, linear, arith::ConstantIndexOp::create(b, loc, perBlock));
     Value scratch = entry.getArguments().back();
-    for (auto [alloc, offset] : llvm::zip(offChip, offsets)) {
+    for (auto [placed, offset] : llvm::zip(offChip, offsets)) {
+      memref::AllocOp alloc = placed;
       OpBuilder ab(alloc);
       Value shift = arith::AddIOp::create(
           ab, alloc.getLoc(), base,
@@ -246,7 +288,6 @@ struct OutlineToGPUPass
     }
     kernel->setAttr(gdn::attrs::kScratchBytesPerBlock,
                     b.getI64IntegerAttr(perBlock));
-    return success();
   }
 };
 

@@ -19,7 +19,7 @@
 #define GDN_TRANSFORMS_SCHEDULE_SCANLOWERING_H
 
 #include "gdn/Dialect/GDNDialect.h"
-#include "gdn/Transforms/Schedule.h"
+#include "gdn/Schedule/Schedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

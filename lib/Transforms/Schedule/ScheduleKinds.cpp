@@ -7,26 +7,21 @@
 using namespace mlir::gdn::schedule;
 
 namespace {
-// One line per kind. A new kind: its lowering function and a line here.
-const Kind kKinds[] = {
-    {"fused", "one kernel, the scan as a loop", lowerFused},
-    {"staged", "prepare / state / output kernels, values in global memory",
-     lowerStaged},
-    {"split-seq", "segments in parallel, combined through (a, B, R)",
-     lowerSplitSeq},
+struct Lowering {
+  const char *kind;
+  LowerFn lower;
+};
+// One line per kind of mlir::gdn::scheduleKinds().
+const Lowering kLowerings[] = {
+    {"fused", lowerFused},
+    {"staged", lowerStaged},
+    {"split-seq", lowerSplitSeq},
 };
 } // namespace
 
-const Kind *mlir::gdn::schedule::findKind(const std::string &name) {
-  for (const Kind &k : kKinds)
-    if (name == k.name)
-      return &k;
+LowerFn mlir::gdn::schedule::lowerFnFor(const std::string &name) {
+  for (const Lowering &l : kLowerings)
+    if (name == l.kind)
+      return l.lower;
   return nullptr;
-}
-
-std::string mlir::gdn::schedule::kindList() {
-  std::string s;
-  for (const Kind &k : kKinds)
-    s += std::string(s.empty() ? "" : ", ") + k.name;
-  return s;
 }

@@ -2,8 +2,10 @@
 //
 // A schedule kind is one C++ function that turns an entry's gdn.chunk_scan
 // into kernels with the ScanLowering helpers. Adding a kind: write the
-// function (see FusedSchedule.cpp, the shortest) and add one line to the
-// table in ScheduleKinds.cpp. docs/Schedules.md walks through it.
+// function (see FusedSchedule.cpp, the shortest), add one line to the table
+// in ScheduleKinds.cpp and its name to scheduleKinds() in
+// lib/Schedule/ScheduleSpec.cpp (the parser's list). docs/Schedules.md
+// walks through it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,15 +23,8 @@ namespace mlir::gdn::schedule {
 class ScanLowering;
 using LowerFn = llvm::LogicalResult (*)(ScanLowering &);
 
-struct Kind {
-  const char *name;
-  const char *summary;
-  LowerFn lower;
-};
-
-const Kind *findKind(const std::string &name);
-/// "fused, staged, split-seq".
-std::string kindList();
+/// The lowering of the schedule kind `name`; null for a name without one.
+LowerFn lowerFnFor(const std::string &name);
 
 llvm::LogicalResult lowerFused(ScanLowering &lowering);
 llvm::LogicalResult lowerStaged(ScanLowering &lowering);

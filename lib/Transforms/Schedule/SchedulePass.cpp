@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
+#include <optional>
+
 namespace mlir::gdn {
 #define GEN_PASS_DEF_GDNSCHEDULE
 #include "Passes.h.inc"
@@ -22,19 +24,39 @@ using namespace mlir::gdn;
 namespace {
 struct SchedulePass : public gdn::impl::GDNScheduleBase<SchedulePass> {
   using GDNScheduleBase::GDNScheduleBase;
+  /// A schedule its caller parsed already (the compiler): the string
+  /// option is not read.
+  explicit SchedulePass(const ScheduleOptions &parsed) : parsed(parsed) {}
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
+  std::optional<ScheduleOptions> parsed;
+
+  /// The schedule to build: the caller's, else the string option (gdn-opt)
+  /// parsed here.
+  LogicalResult scheduleToBuild(ScheduleOptions &options) {
+    if (parsed) {
+      options = *parsed;
+      return success();
+    }
     std::string spec = schedule;
     if (spec.empty())
       spec = defaultSchedule().empty() ? "fused" : defaultSchedule();
-    ScheduleOptions options;
     std::string error;
-    if (!parseSchedule(spec, options, error)) {
-      module.emitError() << error;
+    if (!parseSchedule(spec, options, error))
+      return getOperation().emitError() << error;
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    ScheduleOptions options;
+    if (failed(scheduleToBuild(options)))
+      return signalPassFailure();
+    schedule::LowerFn lower = schedule::lowerFnFor(options.kind);
+    if (!lower) {
+      module.emitError() << "schedule kind '" << options.kind
+                         << "' has no lowering in this build";
       return signalPassFailure();
     }
-    const schedule::Kind *kind = schedule::findKind(options.kind);
 
     SmallVector<std::pair<func::FuncOp, ChunkScanOp>> work;
     for (auto func : module.getOps<func::FuncOp>()) {
@@ -68,17 +90,24 @@ struct SchedulePass : public gdn::impl::GDNScheduleBase<SchedulePass> {
             << "carries a state of " << state.getDimSize(0)
             << " rows but the schedule asks for v-block=" << options.vBlock
             << "; gdn-run specialises the kernel's V tiles to the schedule's "
-               "v-block, a kernel given to gdn-opt must bind them itself";
+               "v-block, a kernel given to gdn-opt must bind them itself: "
+               "`gdn-run --emit tile --schedule '"
+            << options.str() << "' -o FILE` writes it so bound";
         return signalPassFailure();
       }
       work.push_back({func, scans[0]});
     }
     for (auto [func, scan] : work) {
       schedule::ScanLowering lowering(func, scan, options);
-      if (failed(kind->lower(lowering)))
+      if (failed(lower(lowering)))
         return signalPassFailure();
       lowering.finish();
     }
   }
 };
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::gdn::createGDNSchedule(const ScheduleOptions &parsed) {
+  return std::make_unique<SchedulePass>(parsed);
+}

@@ -3,13 +3,17 @@
 // A schedule says how `gdn.chunk_scan` becomes kernels: which stages share
 // a kernel, where the values between them live, and how a sequence is
 // split over blocks. It is chosen by name or file (`--schedule NAME|FILE`)
-// and is separate from the kernel program. MLIR-free: tools include this
-// to list and validate schedules. See docs/Schedules.md.
+// and is separate from the kernel program. See docs/Schedules.md.
+//
+// The one parser of schedule texts (library GDNSchedule, MLIR-free): the C
+// API, gdn-run and the compiler parse a schedule once and hand the parsed
+// ScheduleOptions on; only gdn-opt's string pass option is parsed by the
+// pass itself.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GDN_TRANSFORMS_SCHEDULE_H
-#define GDN_TRANSFORMS_SCHEDULE_H
+#ifndef GDN_SCHEDULE_SCHEDULE_H
+#define GDN_SCHEDULE_SCHEDULE_H
 
 #include <cstdint>
 #include <string>
@@ -20,7 +24,7 @@ namespace mlir::gdn {
 /// A parsed schedule: a kind (the C++ lowering that builds the kernels) and
 /// its knobs. Text form: `<kind> [key=value]...`, `#` starts a comment.
 struct ScheduleOptions {
-  std::string name;                 // what the user asked for (name or file)
+  std::string name = "fused";       // what the user asked for (name or file)
   std::string kind = "fused";       // fused | staged | split-seq | ...
   std::string intermediates = "f32"; // storage of values between kernels
   std::string output = "separate";  // staged: separate | with-state
@@ -54,6 +58,16 @@ struct ScheduleOptions {
   std::string str() const;
 };
 
+/// A kind a schedule can name. Each is one lowering of gdn-schedule
+/// (lib/Transforms/Schedule/ScheduleKinds.cpp maps the name to it).
+struct ScheduleKind {
+  const char *name;
+  const char *summary;
+};
+const std::vector<ScheduleKind> &scheduleKinds();
+/// "fused, staged, split-seq".
+std::string scheduleKindList();
+
 /// The built-in schedules: name, text, one-line description.
 struct NamedSchedule {
   const char *name;
@@ -63,8 +77,10 @@ struct NamedSchedule {
 const std::vector<NamedSchedule> &builtinSchedules();
 
 /// Parses `spec`: a built-in name, the path of a file holding a schedule
-/// text, or a schedule text itself (e.g. "fused v-block=64"). On failure returns false and sets `error` to a message naming the
-/// problem (unknown name, unreadable file, unknown key, bad value).
+/// text, or a schedule text itself (e.g. "fused v-block=64"). On failure
+/// returns false and sets `error` to a message naming the problem (unknown
+/// name, unreadable file, unknown key, bad value). "auto" is refused: it is
+/// resolved per call first (gdn/Driver/AutoSchedule.h, resolveSchedule).
 bool parseSchedule(const std::string &spec, ScheduleOptions &out,
                    std::string &error);
 /// Parses a schedule text (what a schedule file holds).
@@ -81,4 +97,4 @@ std::string scheduleHelp();
 
 } // namespace mlir::gdn
 
-#endif // GDN_TRANSFORMS_SCHEDULE_H
+#endif // GDN_SCHEDULE_SCHEDULE_H

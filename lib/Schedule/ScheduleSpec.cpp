@@ -1,8 +1,6 @@
 //===- ScheduleSpec.cpp - schedule names, files and their text ------------===//
 
-#include "gdn/Transforms/Schedule.h"
-
-#include "ScheduleKinds.h"
+#include "gdn/Schedule/Schedule.h"
 
 #include <fstream>
 #include <sstream>
@@ -24,6 +22,31 @@ const std::vector<NamedSchedule> &mlir::gdn::builtinSchedules() {
        "parallel, a serial combine, then a parallel replay"},
   };
   return schedules;
+}
+
+const std::vector<ScheduleKind> &mlir::gdn::scheduleKinds() {
+  // One line per kind; its lowering is registered under the same name in
+  // lib/Transforms/Schedule/ScheduleKinds.cpp.
+  static const std::vector<ScheduleKind> kinds = {
+      {"fused", "one kernel, the scan as a loop"},
+      {"staged", "prepare / state / output kernels, values in global memory"},
+      {"split-seq", "segments in parallel, combined through (a, B, R)"},
+  };
+  return kinds;
+}
+
+std::string mlir::gdn::scheduleKindList() {
+  std::string s;
+  for (const ScheduleKind &k : scheduleKinds())
+    s += std::string(s.empty() ? "" : ", ") + k.name;
+  return s;
+}
+
+static bool isScheduleKind(const std::string &name) {
+  for (const ScheduleKind &k : scheduleKinds())
+    if (name == k.name)
+      return true;
+  return false;
 }
 
 std::string ScheduleOptions::str() const {
@@ -93,9 +116,9 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
         if (haveKind)
           return fail("two kinds ('" + o.kind + "' and '" + word +
                       "'); a schedule has one kind followed by key=value");
-        if (!schedule::findKind(word))
+        if (!isScheduleKind(word))
           return fail("unknown kind '" + word + "' (known: " +
-                      schedule::kindList() + ")");
+                      scheduleKindList() + ")");
         o.kind = word;
         haveKind = true;
         continue;
@@ -149,7 +172,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
     }
   }
   if (!haveKind)
-    return fail("no kind (known: " + schedule::kindList() + ")");
+    return fail("no kind (known: " + scheduleKindList() + ")");
   // A key another kind reads would be ignored silently: refuse it.
   for (const std::string &key : keys) {
     bool applies = key == "v-block" || key == "prefetch" ||
@@ -218,7 +241,7 @@ std::string mlir::gdn::scheduleHelp() {
                   " Built-in:";
   for (const NamedSchedule &n : builtinSchedules())
     s += std::string("\n  ") + n.name + ": " + n.summary;
-  s += "\nKinds a schedule file may use: " + schedule::kindList() +
+  s += "\nKinds a schedule file may use: " + scheduleKindList() +
        "; keys: output=separate|with-state (staged), segment-chunks=N and "
        "replay=recompute|load, first-segment=map|run and first-segment-chunks=N (split-seq), intermediates=f32|bf16 (staged, "
        "split-seq replay=load), v-block=64|128 (any kind: state rows per "
