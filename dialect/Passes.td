@@ -353,4 +353,25 @@ def GDNGPUElideBarriers : Pass<"gdn-gpu-elide-barriers", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }
 
+def GDNGPUDumpPTX : Pass<"gdn-gpu-dump-ptx", "::mlir::ModuleOp"> {
+  let summary = "write the PTX of the module's gpu.binary as plain text";
+  let description = [{
+    Runs after `gdn-gpu-pipeline` (or `gdn-gpu-tiles-to-ptx`), whose last
+    pass leaves the PTX as an escaped string in a `gpu.binary`. This writes
+    that PTX, unescaped, to `file` (`-`: standard output), as `gdn-run
+    --emit ptx` prints it; the module is unchanged. A module without a
+    `gpu.binary`, or with more than one object, is refused with a message
+    naming what to run first.
+
+    ```
+    gdn-opt kernels/gdn_chunked.mlir --gdn-gpu-pipeline=schedule=fused \
+      --gdn-gpu-dump-ptx=file=kernel.ptx -o /dev/null
+    ```
+  }];
+  let options = [
+    Option<"file", "file", "std::string", /*default=*/"\"-\"",
+           "where the PTX goes (`-`: standard output)">
+  ];
+}
+
 #endif // GDN_PASSES_TD

@@ -16,6 +16,7 @@ config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%gdn_libs", os.path.join(config.gdn_obj_root, "lib")))
 config.substitutions.append(("%gdn_src", config.gdn_src_root))
 config.substitutions.append(("%kernels", os.path.join(config.gdn_src_root, "kernels")))
+config.substitutions.append(("%gdn_build", config.gdn_obj_root))
 
 # `lit --param schedule=NAME|FILE` runs every gdn-run of the suite under
 # that fusion schedule (ctest runs the integration matrix under each).
@@ -28,6 +29,18 @@ if schedule:
     # its %t files under its own root, or two runs of one test race on them.
     config.test_exec_root = os.path.join(
         config.gdn_obj_root, "test", "schedule-" + os.path.basename(schedule))
+
+# GDN_LIT_ROOT=DIR: the lit files of DIR, a folder of the user's anywhere,
+# run as this suite's: same tools, substitutions and features
+# (docs/Testing.md). `lit build/test` then runs all of DIR, `lit
+# build/test/a/b.mlir` runs DIR/a/b.mlir.
+user_root = os.environ.get("GDN_LIT_ROOT")
+if user_root:
+    user_root = os.path.abspath(user_root)
+    config.test_source_root = user_root
+    config.test_exec_root = os.path.join(
+        config.test_exec_root, "user-" + os.path.basename(user_root))
+    config.name = "GDN[" + user_root + "]"
 
 # `lit --param cpu_opt_level=N` compiles the CPU kernels at LLVM -ON
 # (GDN_CPU_OPT_LEVEL) instead of -O3. ctest runs the suite at 0: what a
