@@ -52,8 +52,14 @@ func.func private @chunk_prepare(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
   } else {
     scf.yield %qf, %kf : !qk_tile, !qk_tile
   }
+  // A log decay below -200 is a zero decay in f32 (exp(-200) = 0); held
+  // there, a chunk's cumulative sum of gates such as -3e38 stays finite
+  // (-inf - -inf in a decay ratio is NaN) and keeps the differences of the
+  // mild gates after it.
+  %floor = arith.constant dense<-200.0> : tensor<64xf32>
+  %g_floor = arith.maximumf %g_raw, %floor : tensor<64xf32>
   // Padding rows neither decay nor update the state: g = beta = 0 there.
-  %g = gdn.mask_rows %g_raw, %n : tensor<64xf32>
+  %g = gdn.mask_rows %g_floor, %n : tensor<64xf32>
   %beta = gdn.mask_rows %beta_raw, %n : tensor<64xf32>
   %gamma = gdn.cumsum %g : tensor<64xf32>
   %eg = math.exp %gamma : tensor<64xf32>

@@ -141,10 +141,11 @@ typedef struct {
   int32_t beta_is_logit;
   int32_t qk_l2norm;          /* paged (the pool interface always is) */
   /* Checked mode: refuse gates that are not finite or outside their
-   * domain (linear alpha in [0, 1], log g <= 0), and validate the index
-   * tensors (pool rows, page table) of device calls too, which copies them
-   * to the host and waits for the device (so not inside a graph capture).
-   * Host calls validate index tensors always. */
+   * domain (linear alpha in [0, 1], log g <= 0), A_log above 88 (exp of
+   * it overflows f32), host q / k / v that are not finite, and validate
+   * the index tensors (pool rows, page table) of device calls too, which
+   * copies them to the host and waits for the device (so not inside a
+   * graph capture). Host calls validate index tensors always. */
   int32_t checked;
   /* Check the call as checked mode does and return without running (a
    * binding that stages the pool itself validates the caller's tables
@@ -168,7 +169,13 @@ GDN_C_API void gdn_call_flags_init(gdn_call_flags *flags);
  * capturing. The context must outlive graphs captured with it. The
  * caller's current CUDA context is restored on return. On the device,
  * gates must be float32, index tensors int64, the pool dense float32, and
- * every tensor contiguous. A call without tokens returns at once. */
+ * every tensor contiguous. A call without tokens returns at once.
+ *
+ * Refused before anything runs (GDN_ERROR_VALUE / GDN_ERROR_TYPE, nothing
+ * written): `o` or `state_pool` sharing a byte with any other tensor (by
+ * address range, on the host and the device); page_size outside [64, 2^30]
+ * or not a multiple of 64; a sequence of more than 2^31 - 1 tokens; in
+ * checked mode host q / k / v holding inf or NaN (docs/BadInputs.md). */
 GDN_C_API gdn_status gdn_call(gdn_context *context, int32_t interface, int32_t count,
                     const char *const *names, const DLTensor *const *tensors,
                     const gdn_call_flags *flags, void *stream);

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Aliasing.h"
 #include "Context.h"
 #include "DeviceCall.h"
 #include "TensorImport.h"
@@ -139,9 +140,13 @@ Status runCall(gdn_context &context, Interface interface,
     return s;
   if (!out.compact())
     return notContiguous(out);
-  if (flags.checked || flags.validate_only)
+  if (flags.checked || flags.validate_only) {
     if (Status s = checkGateValues(problem); !s.ok())
       return s;
+    for (const char *name : {"q", "k", "v"})
+      if (Status s = checkFiniteValues(views.at(name)); !s.ok())
+        return s;
+  }
   // No new tokens: nothing to compute, no state to write (SPEC.md).
   if (problem.dims.T == 0 || flags.validate_only)
     return Status::success();
@@ -226,6 +231,8 @@ extern "C" gdn_status gdn_call(gdn_context *context, int32_t interface,
         return refuse(s);
       views.emplace(name, std::move(view));
     }
+    if (Status s = checkNoAliasing(views); !s.ok())
+      return refuse(s);
     std::lock_guard<std::mutex> lock(context->mutex);
     bool runtimeFailure = false;
     Status s = runCall(*context,

@@ -2,6 +2,7 @@
 
 #include "TensorImport.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace gdn;
@@ -59,6 +60,8 @@ int64_t TensorView::numel() const {
 }
 
 bool TensorView::compact() const {
+  if (numel() == 0) // no element to lay out (producers give such any strides)
+    return true;
   int64_t expected = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     if (shape[i] != 1 && strides[i] != expected)
@@ -69,7 +72,7 @@ bool TensorView::compact() const {
 }
 
 bool TensorView::compactRows() const {
-  if (shape.empty())
+  if (shape.empty() || numel() == 0)
     return true;
   int64_t expected = 1;
   for (size_t i = shape.size(); i-- > 1;) {
@@ -206,6 +209,38 @@ run::CallFlags capi::callFlags(const gdn_call_flags &flags) {
   f.betaIsLogit = flags.beta_is_logit != 0;
   f.qkL2norm = flags.qk_l2norm != 0;
   return f;
+}
+
+Status capi::checkFiniteValues(const TensorView &view) {
+  const int64_t n = view.numel();
+  auto refuse = [&](int64_t i, float x) {
+    return Status::error("tensor '" + view.name + "' " + view.describe() +
+                         " has a non-finite value (" + std::to_string(x) +
+                         ") at element " + std::to_string(i));
+  };
+  const auto *bits = reinterpret_cast<const uint16_t *>(view.data);
+  switch (view.dtype) {
+  case DType::F16: // exponent all ones: inf or NaN
+    for (int64_t i = 0; i < n; ++i)
+      if ((bits[i] & 0x7C00) == 0x7C00)
+        return refuse(i, f16ToFloat(bits[i]));
+    break;
+  case DType::BF16:
+    for (int64_t i = 0; i < n; ++i)
+      if ((bits[i] & 0x7F80) == 0x7F80)
+        return refuse(i, bf16ToFloat(bits[i]));
+    break;
+  case DType::F32: {
+    const auto *x = reinterpret_cast<const float *>(view.data);
+    for (int64_t i = 0; i < n; ++i)
+      if (!std::isfinite(x[i]))
+        return refuse(i, x[i]);
+    break;
+  }
+  default:
+    break;
+  }
+  return Status::success();
 }
 
 Status capi::checkOutput(const TensorView &out, const HostTensor &v) {

@@ -58,6 +58,9 @@ void readPoolRow(const TensorView &pool, int64_t row, float *dst);
 /// nearest even).
 void writePoolRow(const TensorView &pool, int64_t row, const float *src);
 
+/// Refuses a compact float view holding inf or NaN, naming the element.
+Status checkFiniteValues(const TensorView &view);
+
 /// Refuses an output `o` that does not have v's dtype and shape.
 Status checkOutput(const TensorView &out, const HostTensor &v);
 

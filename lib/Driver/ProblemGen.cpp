@@ -1,6 +1,7 @@
 //===- ProblemGen.cpp - random GDN problems for gdn-run -------------------===//
 
 #include "gdn/Driver/Problem.h"
+#include "gdn/Reference/PageTable.h"
 
 #include <algorithm>
 #include <cmath>
@@ -146,9 +147,8 @@ Status run::generateProblem(const GenConfig &cfg, const CallFlags &flags,
   // Paged: each sequence owns ceil(L / page_size) pages; with sharedPrefix,
   // sequences 0 and 1 share their full prefix pages (read-only).
   const int64_t ps = p.flags.pageSize;
-  if (ps <= 0 || ps % 64 != 0)
-    return Status::error("--page-size " + std::to_string(ps) +
-                         " is not a positive multiple of 64");
+  if (Status s = validatePageSize(ps, "--page-size"); !s.ok())
+    return s;
   std::vector<int64_t> counts(B), lastLen(B);
   int64_t total = 0;
   for (int64_t b = 0; b < B; ++b) {

@@ -2,6 +2,7 @@
 
 #include "gdn/Driver/Problem.h"
 
+#include "gdn/Reference/Gates.h"
 #include "gdn/Reference/PageTable.h"
 #include "gdn/Reference/PoolTable.h"
 
@@ -80,8 +81,9 @@ Status run::validateProblem(Problem &p) {
     if (!t.count(name))
       return Status::error(std::string("missing tensor '") + name + "' for the " +
                            (pool ? "pool" : "paged") + " interface" +
-                           (name == "A_log" || name == "dt_bias"
-                                ? " with --use-gate-in-kernel"
+                           (paged && (name == "A_log" || name == "dt_bias")
+                                ? " with use_gate_in_kernel "
+                                  "(--use-gate-in-kernel)"
                                 : ""));
   if (paged && !gateInKernel && (t.count("A_log") || t.count("dt_bias")))
     return Status::error("A_log / dt_bias given but --use-gate-in-kernel is "
@@ -91,6 +93,12 @@ Status run::validateProblem(Problem &p) {
                          std::to_string(p.flags.chunkSize) +
                          " is not supported: the kernels use chunks of 64 "
                          "(SPEC.md)");
+
+  // The kernels take page_size as a scalar, also where the page table is
+  // the caller's precondition (device calls, unchecked).
+  if (paged)
+    if (Status s = validatePageSize(p.flags.pageSize); !s.ok())
+      return s;
 
   // Kernels index tensors with 32-bit offsets on the GPU.
   for (const auto &[name, tensor] : t)
@@ -205,6 +213,17 @@ Status run::checkGateValues(const Problem &p) {
                              x.describe() + " has a non-finite value (" +
                              std::to_string(x.doubleAt(i)) + ") at element " +
                              std::to_string(i));
+  }
+  // The kernels compute exp(A_log), the decay rate, in f32.
+  if (t.count("A_log")) {
+    const HostTensor &aLog = t.at("A_log");
+    for (int64_t i = 0, n = aLog.numel(); i < n; ++i)
+      if (aLog.doubleAt(i) > kMaxALog)
+        return Status::error(
+            "gate tensor 'A_log' " + aLog.describe() + " holds " +
+            std::to_string(aLog.doubleAt(i)) + " at element " +
+            std::to_string(i) + "; exp(A_log), the decay rate, must be a "
+            "finite f32 with room: A_log <= 88");
   }
   if (p.interface != Interface::Paged || p.flags.useGateInKernel)
     return Status::success();

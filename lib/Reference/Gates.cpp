@@ -15,7 +15,13 @@ double sigmoid(double x) {
 }
 
 double rawLogDecay(double a, double aLog, double dtBias) {
-  return -std::exp(aLog) * softplus(a + dtBias);
+  // -exp(A_log) * softplus(s) as -exp(A_log + log softplus(s)): the same
+  // value, and defined for every finite input (exp(A_log) overflows from
+  // A_log = 710, and inf * softplus(s) is NaN where softplus(s) underflows).
+  // log softplus(s) = s below -30 (log1p(e^s) = e^s to double precision).
+  const double s = a + dtBias;
+  const double logSoftplus = s < -30.0 ? s : std::log(softplus(s));
+  return -std::exp(aLog + logSoftplus);
 }
 
 void l2NormalizeInPlace(double *row, int64_t length) {

@@ -14,9 +14,8 @@ std::string str(int64_t v) { return std::to_string(v); }
 
 /// Checks that only need the arrays themselves (no read/write analysis).
 Status validateShapes(const PageTable &t) {
-  if (t.pageSize <= 0 || t.pageSize % 64 != 0)
-    return Status::error("page_size = " + str(t.pageSize) +
-                         " is not a positive multiple of 64");
+  if (Status s = validatePageSize(t.pageSize); !s.ok())
+    return s;
   if (Status s = validateCuSeqlens(t.cuSeqlens, t.numTokens); !s.ok())
     return s;
   const size_t numSequences = t.cuSeqlens.size() - 1;
@@ -60,6 +59,13 @@ Status validateShapes(const PageTable &t) {
                            " is outside [1, page_size=" + str(t.pageSize) +
                            "]");
     const int64_t numPages = t.pageIndptr[b + 1] - t.pageIndptr[b];
+    // (numPages - 1) * page_size + last, refused before it could overflow.
+    if (numPages - 1 > (kMaxSequenceTokens - last) / t.pageSize)
+      return Status::error(
+          "sequence " + str(b) + " has " + str(numPages) +
+          " pages (page_indptr) of page_size = " + str(t.pageSize) +
+          " tokens, last_page_len[" + str(b) + "] = " + str(last) +
+          ": more than 2^31 - 1 tokens in one sequence");
     const int64_t total = (numPages - 1) * t.pageSize + last;
     const int64_t fresh = t.cuSeqlens[b + 1] - t.cuSeqlens[b];
     if (fresh > total)
@@ -164,6 +170,13 @@ Status validateAccesses(const PageTable &t,
 }
 
 } // namespace
+
+Status validatePageSize(int64_t pageSize, const char *what) {
+  if (pageSize < 64 || pageSize > kMaxPageSize || pageSize % 64 != 0)
+    return Status::error(std::string(what) + " = " + str(pageSize) +
+                         " is not a multiple of 64 in [64, 2^30]");
+  return Status::success();
+}
 
 std::vector<int64_t> SequencePagePlan::writtenPages() const {
   std::vector<int64_t> pages;

@@ -6,19 +6,22 @@ implements (SPEC.md):
 - ``gdn_extend_chunkwise`` (pymllm, the pool interface), and
 - ``chunk_gated_delta_rule_paged`` (FlashInfer, the paged interface),
 
-on any tensors that speak DLPack. Host tensors run on the CPU back end
+on any tensors that speak DLPack. A refused call raises GDNValueError or
+GDNTypeError (GDNArgumentError; also ValueError / TypeError) naming the
+argument, with no tensor written; a kernel that cannot run raises GDNError. Host tensors run on the CPU back end
 (JIT-compiled with MLIR). ``compile(schedule=...)`` gives a ``Kernel`` whose
 methods are the same functions under another fusion schedule.
 """
 
-from ._capi import GDNError
+from ._capi import GDNArgumentError, GDNError, GDNTypeError, GDNValueError
 from ._dlpack import bfloat16_view
 from ._kernel import (GDNPagedPrefillSlots, Kernel, default_kernel,
                       gdn_paged_prefill_slots)
 
 __all__ = ["gdn_extend_chunkwise", "chunk_gated_delta_rule_paged",
            "gdn_paged_prefill_slots", "GDNPagedPrefillSlots", "compile",
-           "Kernel", "GDNError", "bfloat16_view"]
+           "Kernel", "GDNError", "GDNArgumentError", "GDNValueError",
+           "GDNTypeError", "bfloat16_view"]
 
 
 def compile(schedule="fused", kernel=None, cpu_threads=0, checked=None,
@@ -32,18 +35,20 @@ def compile(schedule="fused", kernel=None, cpu_threads=0, checked=None,
 
 
 def gdn_extend_chunkwise(q, k, v, a, b, A_log, dt_bias, state_pool,
-                         cache_indices, cu_seqlens, chunk_size=64):
+                         cache_indices, cu_seqlens, chunk_size=64, *,
+                         output=None):
     """Chunkwise GDN extend (prefill), pool interface (seed 000).
 
     q, k [T, H, K] and v [T, HV, V] in bf16 / fp16 (q and k are
     l2-normalised in the kernel); a, b [T, HV] raw gates; A_log, dt_bias
     [HV] fp32; state_pool [P, HV, V, K] fp32 or bf16, updated in place
     (rows may be padded apart); cache_indices [B] and cu_seqlens [B + 1]
-    int32 / int64. Returns the output [T, HV, V] in v's dtype.
+    int32 / int64. Returns the output [T, HV, V] in v's dtype, written into
+    ``output`` when given (and returned).
     """
     return default_kernel().gdn_extend_chunkwise(
         q, k, v, a, b, A_log, dt_bias, state_pool, cache_indices, cu_seqlens,
-        chunk_size=chunk_size)
+        chunk_size=chunk_size, output=output)
 
 
 def chunk_gated_delta_rule_paged(q, k, v, g=None, beta=None, scale=None, *,

@@ -93,13 +93,26 @@ class GDNError(RuntimeError):
     """A kernel could not be compiled or run."""
 
 
+class GDNArgumentError(Exception):
+    """A call refused for its arguments before anything ran: the message
+    names the argument and what was expected; no tensor was written."""
+
+
+class GDNValueError(GDNArgumentError, ValueError):
+    """A refused argument value, shape, page table or aliasing."""
+
+
+class GDNTypeError(GDNArgumentError, TypeError):
+    """A refused argument type or dtype."""
+
+
 def check(status):
     """Raises what a gdn_status means, with the library's message."""
     if status == GDN_OK:
         return
     message = lib.gdn_last_error().decode()
     if status == GDN_ERROR_TYPE:
-        raise TypeError(message)
+        raise GDNTypeError(message)
     if status == GDN_ERROR_VALUE:
-        raise ValueError(message)
+        raise GDNValueError(message)
     raise GDNError(message)

@@ -1,16 +1,88 @@
 """Kernels compiled for a schedule, and the two seed functions on them."""
 
 import ctypes
+import math
+import numbers
 import operator
 import os
 import threading
 
 from . import _capi, _dlpack
-from ._dlpack import Borrowed
+from ._capi import GDNTypeError, GDNValueError
+from ._dlpack import Borrowed, bfloat16_view
+
+_WRITTEN = ("o", "state_pool")
+
+
+def _int_argument(function, name, value, expected):
+    """An int argument as a Python int that fits the C flags' int64; bools,
+    floats and strings are refused (so 64.9 is not read as 64, nor 2**64 +
+    64 as 64). `expected` says what the value must be."""
+    if isinstance(value, bool):
+        raise GDNTypeError("%s: %s is %r; expected an int (%s)"
+                           % (function, name, value, expected))
+    try:
+        value = operator.index(value)   # int, numpy integers
+    except TypeError:
+        raise GDNTypeError("%s: %s is %r (%s); expected an int (%s)"
+                           % (function, name, value, type(value).__name__,
+                              expected)) from None
+    if not -2**63 <= value < 2**63:
+        raise GDNValueError("%s: %s = %d is out of range; expected %s"
+                            % (function, name, value, expected))
+    return value
+
+
+def _scale_argument(function, scale):
+    """scale as a finite float; bools and strings are refused."""
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise GDNTypeError("%s: scale is %r (%s); expected a real number or "
+                           "None (1/sqrt(K))" % (function, scale,
+                                                 type(scale).__name__))
+    try:
+        scale = float(scale)
+    except OverflowError:
+        raise GDNTypeError("%s: scale is %r (%s), which does not fit a float"
+                           % (function, scale, type(scale).__name__)) from None
+    if not math.isfinite(scale):
+        raise GDNValueError("%s: scale = %r; expected a finite number"
+                            % (function, scale))
+    return scale
+
+
+def _require(function, tensors):
+    """Refuses a required tensor given as None, by name."""
+    for name, t in tensors.items():
+        if t is None:
+            raise GDNTypeError("%s: %s is None; expected a tensor"
+                               % (function, name))
+
+
+def _check_no_aliasing(function, borrowed):
+    """The library's aliasing rule (lib/CAPI/Aliasing.h) on the caller's own
+    tensors, for calls whose pool is staged before the library sees it: o
+    and state_pool share no byte with any other tensor."""
+    ranges = {b.tensor: b.byte_range() for b in borrowed}
+    for written in _WRITTEN:
+        w = ranges.get(written)
+        if w is None:
+            continue
+        for name, r in ranges.items():
+            if (name == written or r is None or r[0] != w[0]
+                    or (name == "o" and written == "state_pool")):
+                continue
+            if r[1] < w[2] and w[1] < r[2]:
+                raise GDNValueError(
+                    "%s: tensor '%s' (bytes %#x to %#x) overlaps '%s' (bytes "
+                    "%#x to %#x), which the call writes; inputs must not "
+                    "share memory with the output o or the state pool"
+                    % (function, name, r[1], r[2], written, w[1], w[2]))
 
 
 def _empty_like(v, name):
     """An uninitialised tensor of v's shape, dtype and device."""
+    if isinstance(v, bfloat16_view):          # numpy bf16
+        return bfloat16_view.empty(v.shape)
     if hasattr(v, "new_empty"):               # torch
         return v.new_empty(v.shape)
     try:
@@ -22,8 +94,8 @@ def _empty_like(v, name):
     if hasattr(v, "__array_namespace__"):     # the array API (CuPy, JAX, ...)
         xp = v.__array_namespace__()
         return xp.empty(v.shape, dtype=v.dtype, device=getattr(v, "device", None))
-    raise TypeError("%s: cannot allocate the output like v (%s); pass output="
-                    % (name, type(v).__name__))
+    raise GDNTypeError("%s: cannot allocate the output like v (%s); pass "
+                       "output=" % (name, type(v).__name__))
 
 
 _GATES = ("a", "b", "g", "beta", "A_log", "dt_bias")
@@ -67,8 +139,8 @@ def _needs_staging(pool):
     if pool.dtype == torch.float32 and pool.is_contiguous():
         return False
     if pool.dtype not in (torch.float32, torch.bfloat16):
-        raise TypeError("tensor 'state_pool' is %s%s; expected dtype F32 or BF16"
-                        % (pool.dtype, list(pool.shape)))
+        raise GDNTypeError("tensor 'state_pool' is %s%s; expected dtype F32 "
+                           "or BF16" % (pool.dtype, list(pool.shape)))
     return True
 
 
@@ -172,6 +244,9 @@ class Kernel:
                     # Validate the caller's tables before gathering with them.
                     self._run(function, interface, present, flags, stream,
                               validate_only=True)
+                # The library sees the staged copy, not the caller's pool.
+                _check_no_aliasing(function, [
+                    Borrowed(function, n, t, stream) for n, t in present.items()])
                 table = ("cache_indices" if interface == _capi.INTERFACE_POOL
                          else "page_indices")
                 present, write_back = _stage_device_pool(present, table)
@@ -184,7 +259,7 @@ class Kernel:
 
     def _run(self, function, interface, present, flags, stream, checked=True,
              validate_only=False):
-        named = [(n, Borrowed("%s: %s" % (function, n), t, stream))
+        named = [(n, Borrowed(function, n, t, stream, written=n in _WRITTEN))
                  for n, t in present.items()]
         names = (ctypes.c_char_p * len(named))(*[n.encode() for n, _ in named])
         pointers = (ctypes.c_void_p * len(named))(*[b.pointer for _, b in named])
@@ -197,13 +272,19 @@ class Kernel:
         _capi.check(status)
 
     def gdn_extend_chunkwise(self, q, k, v, a, b, A_log, dt_bias, state_pool,
-                             cache_indices, cu_seqlens, chunk_size=64):
+                             cache_indices, cu_seqlens, chunk_size=64, *,
+                             output=None):
         """Seed 000 (pymllm): see gdn.gdn_extend_chunkwise."""
-        out = _empty_like(v, "gdn_extend_chunkwise")
+        fn = "gdn_extend_chunkwise"
+        _require(fn, {"q": q, "k": k, "v": v, "a": a, "b": b, "A_log": A_log,
+                      "dt_bias": dt_bias, "state_pool": state_pool,
+                      "cache_indices": cache_indices, "cu_seqlens": cu_seqlens})
+        chunk_size = _int_argument(fn, "chunk_size", chunk_size, "64")
+        out = output if output is not None else _empty_like(v, fn)
         flags = _capi.CallFlags()
         _capi.lib.gdn_call_flags_init(ctypes.byref(flags))
-        flags.chunk_size = int(chunk_size)
-        self._call("gdn_extend_chunkwise", _capi.INTERFACE_POOL, {
+        flags.chunk_size = chunk_size
+        self._call(fn, _capi.INTERFACE_POOL, {
             "q": q, "k": k, "v": v, "a": a, "b": b, "A_log": A_log,
             "dt_bias": dt_bias, "state_pool": state_pool,
             "cache_indices": cache_indices, "cu_seqlens": cu_seqlens,
@@ -219,26 +300,27 @@ class Kernel:
         """Seed 004 (FlashInfer): see gdn.chunk_gated_delta_rule_paged."""
         fn = "chunk_gated_delta_rule_paged"
         if gate_domain not in ("linear", "log"):
-            raise ValueError("%s: gate_domain is %r; expected 'linear' or 'log'"
-                             % (fn, gate_domain))
+            raise GDNValueError("%s: gate_domain is %r; expected 'linear' or "
+                                "'log'" % (fn, gate_domain))
         if slots is not None and not isinstance(slots, GDNPagedPrefillSlots):
-            raise TypeError("%s: slots is %s; expected what "
-                            "gdn_paged_prefill_slots() returns or None"
-                            % (fn, type(slots).__name__))
-        try:
-            if isinstance(page_size, bool):
-                raise TypeError
-            page_size = operator.index(page_size)   # int, numpy integers
-        except TypeError:
-            raise TypeError("%s: page_size is %r; expected an int"
-                            % (fn, page_size)) from None
+            raise GDNTypeError("%s: slots is %s; expected what "
+                               "gdn_paged_prefill_slots() returns or None"
+                               % (fn, type(slots).__name__))
+        _require(fn, {"q": q, "k": k, "v": v, "cu_seqlens": cu_seqlens,
+                      "state_pool": state_pool, "page_indices": page_indices,
+                      "page_indptr": page_indptr,
+                      "last_page_len": last_page_len})
+        page_size = _int_argument(fn, "page_size", page_size,
+                                  "a multiple of 64 in [64, 2^30]")
+        if scale is not None:
+            scale = _scale_argument(fn, scale)
         out = output if output is not None else _empty_like(v, fn)
         flags = _capi.CallFlags()
         _capi.lib.gdn_call_flags_init(ctypes.byref(flags))
         flags.page_size = page_size
         if scale is not None:
             flags.has_scale = 1
-            flags.scale = float(scale)
+            flags.scale = scale
         flags.gate_domain = (_capi.GATE_LOG if gate_domain == "log"
                              else _capi.GATE_LINEAR)
         flags.use_gate_in_kernel = int(bool(use_gate_in_kernel))

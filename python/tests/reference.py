@@ -18,10 +18,20 @@ def _softplus(x):
     return np.where(x <= 20, np.log1p(np.exp(np.minimum(x, 20))), x)
 
 
+def _log_softplus(x):
+    """log softplus(x), finite for every finite x (x itself below -30)."""
+    with np.errstate(divide="ignore"):
+        return np.where(x < -30, x, np.log(_softplus(np.maximum(x, -30))))
+
+
 def raw_gates(a, b, A_log, dt_bias):
+    """alpha = exp(g), g = -exp(A_log) softplus(a + dt_bias), computed as
+    -exp(A_log + log softplus(.)): the same value, and no inf * 0 for huge
+    A_log and a vanishing softplus."""
     a, b = _f64(a), _f64(b)
-    g = -np.exp(_f64(A_log))[None, :] * _softplus(a + _f64(dt_bias)[None, :])
-    return np.exp(g), 1 / (1 + np.exp(-b))
+    with np.errstate(over="ignore"):
+        g = -np.exp(_f64(A_log)[None, :] + _log_softplus(a + _f64(dt_bias)[None, :]))
+        return np.exp(g), 1 / (1 + np.exp(-b))
 
 
 def recur(M, q, k, v, alpha, beta, scale, on_token=None):

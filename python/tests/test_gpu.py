@@ -244,6 +244,103 @@ def test_misaligned_tensor_is_refused():
     assert torch.equal(before, d["state_pool"])
 
 
+def paged_on_device(d, kernel=None, **flags):
+    kw = dict(cu_seqlens=d["cu_seqlens"], state_pool=d["state_pool"],
+              page_indices=d["page_indices"], page_indptr=d["page_indptr"],
+              page_size=64, last_page_len=d["last_page_len"],
+              use_qk_l2norm_in_kernel=True, gate_domain="log")
+    kw.update(flags)
+    return (kernel or gdn.default_kernel()).chunk_gated_delta_rule_paged(
+        d["q"], d["k"], d["v"], d["g"], d["beta"], **kw)
+
+
+@pytest.mark.parametrize("pool_dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("case", ["output over the pool", "q inside the pool",
+                                  "output is v", "page_indices inside the output"])
+def test_aliasing_is_refused_on_the_device(case, pool_dtype):
+    """Address ranges only, no sync: refused unchecked, fp32 pools (the
+    library's check) and bf16 pools (checked before staging)."""
+    rng, _ = problems.seeded()
+    call = problems.paged_call(rng, [100], [0], H=2, HV=4, K=K, V=V)
+    d = to_device(call)
+    d["state_pool"] = d["state_pool"].to(pool_dtype)
+    flat = d["state_pool"].view(-1).view(torch.uint8)
+    output = torch.empty_like(d["v"])
+    if case == "output over the pool":
+        output = flat[:output.numel() * 2].view(torch.bfloat16).view(d["v"].shape)
+    elif case == "q inside the pool":
+        q = flat[:d["q"].numel() * 2].view(torch.bfloat16).view(d["q"].shape)
+        q.copy_(d["q"])
+        d["q"] = q
+    elif case == "output is v":
+        output = d["v"]
+    else:
+        view = output.view(-1).view(torch.uint8)[:8 * d["page_indices"].numel()]
+        view = view.view(torch.int64)
+        view.copy_(d["page_indices"])
+        d["page_indices"] = view
+    before = d["state_pool"].clone()
+    with pytest.raises(gdn.GDNValueError, match=r"overlaps .* which the call writes"):
+        paged_on_device(d, output=output)
+    torch.cuda.synchronize()
+    assert torch.equal(before, d["state_pool"])
+
+
+@pytest.mark.parametrize("flags,exception,match", [
+    ({"page_size": 2**62}, gdn.GDNValueError, r"page_size = 4611686018427387904 is not a multiple of 64 in \[64, 2\^30\]"),
+    ({"page_size": 100}, gdn.GDNValueError, r"page_size = 100 is not a multiple of 64"),
+    ({"page_size": 2**64 + 64}, gdn.GDNValueError, r"page_size = 18446744073709551680 is out of range"),
+    ({"page_size": 64.0}, gdn.GDNTypeError, r"page_size is 64.0 \(float\)"),
+    ({"scale": float("nan")}, gdn.GDNValueError, r"scale = nan"),
+])
+def test_integer_and_scale_checks_on_the_device(flags, exception, match):
+    """Scalars are checked on every device call, checked mode or not."""
+    rng, _ = problems.seeded()
+    call = problems.paged_call(rng, [100], [0], H=2, HV=4, K=K, V=V)
+    d = to_device(call)
+    before = d["state_pool"].clone()
+    with pytest.raises(exception, match=match):
+        paged_on_device(d, **flags)
+    torch.cuda.synchronize()
+    assert torch.equal(before, d["state_pool"])
+
+
+@pytest.mark.parametrize("A_log", [86.0, 89.0, 3.4e38])
+def test_huge_A_log_is_finite_on_the_device(A_log):
+    rng, seed = problems.seeded()
+    call = problems.pool_call(rng, [300], H=2, HV=4, K=K, V=V)
+    call["A_log"][:] = A_log
+    d = to_device(call)
+    before = d["state_pool"].clone()
+    o = gdn.default_kernel().gdn_extend_chunkwise(**d)
+    torch.cuda.synchronize()
+    ref_o, ref_pool = R.pool_reference(
+        host(d["q"]), host(d["k"]), host(d["v"]), call["a"], call["b"],
+        call["A_log"], call["dt_bias"], host(before), call["cache_indices"],
+        call["cu_seqlens"])
+    assert torch.isfinite(o.float()).all() and torch.isfinite(d["state_pool"]).all()
+    assert R.rel_l2(host(o), ref_o) <= TOL, "seed %d" % seed
+    assert R.rel_l2(host(d["state_pool"]), ref_pool) <= TOL, "seed %d" % seed
+
+
+def test_log_gates_of_minus_3e38_on_the_device():
+    rng, seed = problems.seeded()
+    call = problems.paged_call(rng, [200], [30], H=2, HV=4, K=K, V=V)
+    call["g"][::5] = -3e38
+    d = to_device(call)
+    before = d["state_pool"].clone()
+    o = paged_on_device(d)
+    torch.cuda.synchronize()
+    ref_o, ref_pool, written = R.paged_reference(
+        host(d["q"]), host(d["k"]), host(d["v"]), call["g"], call["beta"], None,
+        call["cu_seqlens"], host(before), call["page_indices"],
+        call["page_indptr"], 64, call["last_page_len"], True, "log", False)
+    assert R.rel_l2(host(o), ref_o) <= TOL, "seed %d" % seed
+    pool = host(d["state_pool"])
+    for page in written:
+        assert R.rel_l2(pool[page], ref_pool[page]) <= TOL, "seed %d page %d" % (seed, page)
+
+
 def test_cuda_graph_replay_matches_eager():
     rng, seed = problems.seeded()
     call = problems.pool_call(rng, [500, 200], H=2, HV=4, K=K, V=V)

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 using namespace gdn;
 
 namespace {
@@ -154,12 +156,41 @@ TEST(PageTablePlanTest, TwoSequences) {
 
 TEST(PageTableErrorTest, PageSize) {
   PageTable t = twoSequences();
-  for (int64_t bad : {0, -64, 100, 32}) {
+  for (int64_t bad : {int64_t(0), int64_t(-64), int64_t(100), int64_t(32),
+                      kMaxPageSize + 64, int64_t(1) << 62, INT64_MIN,
+                      INT64_MAX}) {
     t.pageSize = bad;
     std::string m = errorOf(t);
     EXPECT_MENTIONS(m, "page_size = " + std::to_string(bad));
-    EXPECT_MENTIONS(m, "multiple of 64");
+    EXPECT_MENTIONS(m, "multiple of 64 in [64, 2^30]");
   }
+  t.pageSize = kMaxPageSize;
+  EXPECT_TRUE(validatePageTable(t).ok());
+}
+
+// (pages - 1) * page_size + last_page_len must not wrap: with 2^62-token
+// pages five pages wrapped to a sequence of 10 tokens, and the checkpoint
+// walk of two pages never ended.
+TEST(PageTableErrorTest, SequenceLengthOverflow) {
+  PageTable t = singleSequence(10, {0, 1, 2, 3, 4}, 10);
+  t.pageSize = kMaxPageSize;
+  std::string m = errorOf(t);
+  EXPECT_MENTIONS(m, "sequence 0 has 5 pages");
+  EXPECT_MENTIONS(m, "more than 2^31 - 1 tokens in one sequence");
+  // Two 2^30-token pages fit: the prefix is 2^30 tokens, so the initial
+  // state is read from the first page (its last token); a third does not.
+  t = singleSequence(10, {0, 1}, 10);
+  t.pageSize = kMaxPageSize;
+  std::vector<SequencePagePlan> plans;
+  ASSERT_TRUE(planPages(t, plans).ok());
+  EXPECT_EQ(plans[0].totalTokens, kMaxPageSize + 10);
+  EXPECT_EQ(plans[0].prefix, kMaxPageSize);
+  EXPECT_EQ(plans[0].initialPage, 0);
+  EXPECT_TRUE(plans[0].checkpoints.empty());
+  EXPECT_EQ(plans[0].finalPage, 1);
+  t = singleSequence(10, {0, 1, 2}, kMaxPageSize);
+  t.pageSize = kMaxPageSize;
+  EXPECT_MENTIONS(errorOf(t), "more than 2^31 - 1 tokens");
 }
 
 TEST(PageTableErrorTest, ArrayLengths) {

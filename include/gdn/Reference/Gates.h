@@ -7,6 +7,10 @@
 namespace gdn {
 
 constexpr double kL2NormEpsilon = 1e-6;
+/// The largest A_log checked mode accepts: the kernels compute the decay
+/// rate exp(A_log) in f32, which overflows from 88.73 (and inf times a
+/// softplus that underflows to 0 is NaN).
+constexpr double kMaxALog = 88.0;
 
 /// log1p(exp(x)) for x <= 20, x above (the threshold serving kernels use).
 double softplus(double x);

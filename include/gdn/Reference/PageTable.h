@@ -47,6 +47,16 @@ struct SequencePagePlan {
   std::vector<int64_t> writtenPages() const;
 };
 
+/// Limits beyond SPEC.md's rules, so that no page arithmetic overflows: a
+/// page holds at most 2^30 tokens and a sequence's pages at most 2^31 - 1
+/// (its prefix and new tokens; token positions are 32-bit on the GPU).
+inline constexpr int64_t kMaxPageSize = int64_t(1) << 30;
+inline constexpr int64_t kMaxSequenceTokens = (int64_t(1) << 31) - 1;
+
+/// page_size is a multiple of 64 in [64, kMaxPageSize]; `what` names it
+/// in the message (e.g. "page_size" or "--page-size").
+Status validatePageSize(int64_t pageSize, const char *what = "page_size");
+
 /// Every precondition of SPEC.md, with a message naming the array and index.
 Status validatePageTable(const PageTable &table);
 
