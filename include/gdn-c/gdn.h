@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define GDN_C_API_VERSION 1
+#define GDN_C_API_VERSION 2
 
 /* The functions of the C ABI. */
 #if defined(__GNUC__)
@@ -179,6 +179,34 @@ GDN_C_API void gdn_call_flags_init(gdn_call_flags *flags);
 GDN_C_API gdn_status gdn_call(gdn_context *context, int32_t interface, int32_t count,
                     const char *const *names, const DLTensor *const *tensors,
                     const gdn_call_flags *flags, void *stream);
+
+/* ---- plans: one call's layout, validated once, run on many tensors ---- */
+typedef struct gdn_plan gdn_plan;
+
+/* Validates a call as gdn_call does (the same refusals; nothing runs) and
+ * keeps what it resolved: for device tensors, the kernels, the launch grid
+ * and the workspaces. gdn_plan_run then runs calls whose tensors have the
+ * same names, dtypes, shapes, strides and devices at other addresses: the
+ * per-layer calls of one serving step. The plan keeps the tensors' layout,
+ * not the tensors. `stream` serves checked mode's copies. Destroy plans
+ * before their context; one runs at a time per context. */
+GDN_C_API gdn_status gdn_plan_create(gdn_context *context, int32_t interface,
+                                     int32_t count, const char *const *names,
+                                     const DLTensor *const *tensors,
+                                     const gdn_call_flags *flags, void *stream,
+                                     gdn_plan **plan);
+
+/* Runs `plan` on the tensors whose first elements (byte offset applied)
+ * are at `data[i]`, in the order of the names given at creation. The
+ * caller vouches that they have the layout of the tensors the plan was
+ * made with. Refused as gdn_call refuses them: o or state_pool sharing a
+ * byte with another tensor, a device address the kernels cannot use.
+ * An unchecked device plan launches its kernels at once (no validation
+ * beyond that, no allocation but the stream's workspace arena, no copy,
+ * no wait); a host or checked plan takes gdn_call's whole path. */
+GDN_C_API gdn_status gdn_plan_run(gdn_plan *plan, const void *const *data,
+                                  void *stream);
+GDN_C_API void gdn_plan_destroy(gdn_plan *plan);
 
 #ifdef __cplusplus
 }

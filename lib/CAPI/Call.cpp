@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Call.h"
 #include "Aliasing.h"
 #include "Context.h"
 #include "DeviceCall.h"
@@ -82,20 +83,27 @@ void stagePool(Problem &problem, const TensorView &pool, StagedPool &staged) {
   problem.tensors["state_pool"] = std::move(dense);
 }
 
-/// `failure` says what a failure was: a refusal of the arguments
-/// (GDN_ERROR_VALUE / TYPE, before anything is written) or a kernel that
-/// could not be compiled or run (GDN_ERROR_RUNTIME).
-Status runCall(gdn_context &context, Interface interface,
-               const std::map<std::string, TensorView> &views,
-               const gdn_call_flags &flags, void *stream,
-               bool &runtimeFailure) {
+} // namespace
+
+Status capi::runCall(gdn_context &context, Interface interface,
+                     const std::map<std::string, TensorView> &views,
+                     const gdn_call_flags &flags, void *stream,
+                     bool &runtimeFailure, bool dryRun) {
   runtimeFailure = false;
   for (const auto &[name, view] : views)
-    if (!view.onHost)
+    if (!view.onHost) {
+      if (dryRun) {
+        DeviceLaunchPlan unused;
+        return prepareOnDevice(context, interface == Interface::Pool
+                                            ? GDN_INTERFACE_POOL
+                                            : GDN_INTERFACE_PAGED,
+                               views, flags, stream, unused, runtimeFailure);
+      }
       return runOnDevice(context, interface == Interface::Pool
                                       ? GDN_INTERFACE_POOL
                                       : GDN_INTERFACE_PAGED,
                          views, flags, stream, runtimeFailure);
+    }
   auto outIt = views.find("o");
   if (outIt == views.end())
     return Status::error("missing tensor 'o' (the output [T, HV, V])");
@@ -148,7 +156,7 @@ Status runCall(gdn_context &context, Interface interface,
         return s;
   }
   // No new tokens: nothing to compute, no state to write (SPEC.md).
-  if (problem.dims.T == 0 || flags.validate_only)
+  if (problem.dims.T == 0 || flags.validate_only || dryRun)
     return Status::success();
 
   // The rows the call writes, in the caller's numbering.
@@ -200,7 +208,33 @@ Status runCall(gdn_context &context, Interface interface,
   return Status::success();
 }
 
-} // namespace
+Status capi::importViews(int32_t count, const char *const *names,
+                         const DLTensor *const *tensors,
+                         std::map<std::string, TensorView> &views) {
+  if (count < 0 || (count > 0 && (!names || !tensors)))
+    return Status::error("no tensors given");
+  for (int32_t i = 0; i < count; ++i) {
+    if (!names[i] || !tensors[i])
+      return Status::error("tensor " + std::to_string(i) +
+                           " has no name or no DLTensor");
+    std::string name = names[i];
+    if (views.count(name))
+      return Status::error("tensor '" + name + "' is given twice");
+    TensorView view;
+    if (Status s = viewTensor(name, *tensors[i], view); !s.ok())
+      return s;
+    views.emplace(std::move(name), std::move(view));
+  }
+  return checkNoAliasing(views);
+}
+
+Status capi::checkInterface(int32_t interface) {
+  if (interface != GDN_INTERFACE_POOL && interface != GDN_INTERFACE_PAGED)
+    return Status::error("interface " + std::to_string(interface) +
+                         " is neither GDN_INTERFACE_POOL (0) nor "
+                         "GDN_INTERFACE_PAGED (1)");
+  return Status::success();
+}
 
 extern "C" gdn_status gdn_call(gdn_context *context, int32_t interface,
                                int32_t count, const char *const *names,
@@ -209,29 +243,12 @@ extern "C" gdn_status gdn_call(gdn_context *context, int32_t interface,
   return capi::guarded([&]() -> gdn_status {
     if (!context)
       return fail(Status::error("gdn_call: context is NULL"));
-    if (interface != GDN_INTERFACE_POOL && interface != GDN_INTERFACE_PAGED)
-      return fail(Status::error("gdn_call: interface " +
-                                std::to_string(interface) +
-                                " is neither GDN_INTERFACE_POOL (0) nor "
-                                "GDN_INTERFACE_PAGED (1)"));
-    if (count < 0 || (count > 0 && (!names || !tensors)))
-      return fail(Status::error("gdn_call: no tensors given"));
+    if (Status s = checkInterface(interface); !s.ok())
+      return fail(Status::error("gdn_call: " + s.message));
     gdn_call_flags defaults;
     gdn_call_flags_init(&defaults);
     std::map<std::string, TensorView> views;
-    for (int32_t i = 0; i < count; ++i) {
-      if (!names[i] || !tensors[i])
-        return fail(Status::error("gdn_call: tensor " + std::to_string(i) +
-                                  " has no name or no DLTensor"));
-      std::string name = names[i];
-      if (views.count(name))
-        return fail(Status::error("tensor '" + name + "' is given twice"));
-      TensorView view;
-      if (Status s = viewTensor(name, *tensors[i], view); !s.ok())
-        return refuse(s);
-      views.emplace(name, std::move(view));
-    }
-    if (Status s = checkNoAliasing(views); !s.ok())
+    if (Status s = importViews(count, names, tensors, views); !s.ok())
       return refuse(s);
     std::lock_guard<std::mutex> lock(context->mutex);
     bool runtimeFailure = false;

@@ -146,11 +146,12 @@ Status deviceKernel(gdn_context &context, const Problem &problem, int device,
 
 } // namespace
 
-Status capi::runOnDevice(gdn_context &context, int interface,
-                         const std::map<std::string, TensorView> &views,
-                         const gdn_call_flags &flags, void *stream,
-                         bool &runtimeFailure) {
+Status capi::prepareOnDevice(gdn_context &context, int interface,
+                             const std::map<std::string, TensorView> &views,
+                             const gdn_call_flags &flags, void *stream,
+                             DeviceLaunchPlan &plan, bool &runtimeFailure) {
   runtimeFailure = false;
+  plan = DeviceLaunchPlan();
   int device = -1;
   for (const auto &[name, view] : views) {
     if (view.onHost)
@@ -230,8 +231,10 @@ Status capi::runOnDevice(gdn_context &context, int interface,
     if (Status s = checkGateValues(problem); !s.ok())
       return s;
   // No new tokens: nothing to compute, no state to write (SPEC.md).
-  if (problem.dims.T == 0 || flags.validate_only)
+  if (problem.dims.T == 0 || flags.validate_only) {
+    plan.nothingToRun = true;
     return Status::success();
+  }
   for (const auto &[name, view] : views)
     if (view.numel() > 0)
       if (Status s = checkDeviceAlignment(name, view.data); !s.ok())
@@ -247,12 +250,14 @@ Status capi::runOnDevice(gdn_context &context, int interface,
     return s;
   // Caller's device addresses; inputs the call does not use (a paged call's
   // A_log / dt_bias without the gate in the kernel) read device zeros.
-  for (KernelArg &arg : call.args) {
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    KernelArg &arg = call.args[i];
     if (arg.kind != KernelArg::Kind::Buffer)
       continue;
     auto it = views.find(arg.name);
     if (it != views.end()) {
       arg.data = it->second.data;
+      plan.callerArgs.emplace_back(i, arg.name);
       continue;
     }
     const void *zeros = nullptr;
@@ -270,19 +275,58 @@ Status capi::runOnDevice(gdn_context &context, int interface,
     return s;
   call.args.insert(call.args.end(), launch.workspaces.begin(),
                    launch.workspaces.end());
-  return kernel->runner->launchOnDevice(launch.launches, std::move(call.args),
-                                        stream);
+  plan.kernel = kernel;
+  plan.args = std::move(call.args);
+  plan.launches = std::move(launch.launches);
+  return Status::success();
+}
+
+Status capi::launchPlanned(const DeviceLaunchPlan &plan, void *stream) {
+  if (plan.nothingToRun)
+    return Status::success();
+  return plan.kernel->runner->launchOnDevice(plan.launches, plan.args, stream);
+}
+
+Status capi::runOnDevice(gdn_context &context, int interface,
+                         const std::map<std::string, TensorView> &views,
+                         const gdn_call_flags &flags, void *stream,
+                         bool &runtimeFailure) {
+  DeviceLaunchPlan plan;
+  if (Status s = prepareOnDevice(context, interface, views, flags, stream,
+                                 plan, runtimeFailure);
+      !s.ok())
+    return s;
+  runtimeFailure = true;
+  return launchPlanned(plan, stream);
 }
 
 #else // no cuda.h at build time
+
+namespace {
+Status noCudaRunner(const std::map<std::string, TensorView> &views) {
+  return Status::typeError("tensor '" + views.begin()->first +
+                           "' is on a CUDA device, but this gdn library was "
+                           "built without the CUDA runner (no cuda.h)");
+}
+} // namespace
+
+Status capi::prepareOnDevice(gdn_context &, int,
+                             const std::map<std::string, TensorView> &views,
+                             const gdn_call_flags &, void *, DeviceLaunchPlan &,
+                             bool &runtimeFailure) {
+  runtimeFailure = false;
+  return noCudaRunner(views);
+}
+
+Status capi::launchPlanned(const DeviceLaunchPlan &, void *) {
+  return Status::error("this gdn library was built without the CUDA runner");
+}
 
 Status capi::runOnDevice(gdn_context &, int,
                          const std::map<std::string, TensorView> &views,
                          const gdn_call_flags &, void *, bool &runtimeFailure) {
   runtimeFailure = false;
-  return Status::typeError("tensor '" + views.begin()->first +
-                           "' is on a CUDA device, but this gdn library was "
-                           "built without the CUDA runner (no cuda.h)");
+  return noCudaRunner(views);
 }
 
 #endif

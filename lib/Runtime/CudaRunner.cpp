@@ -91,6 +91,8 @@ struct CudaRunner::Impl {
     CUfunction fn;
     unsigned sharedBytes;
   };
+  /// The module's kernels by name, resolved on first launch.
+  std::map<std::string, Loaded> functions;
   Status resolveKernels(const std::vector<PlannedLaunch> &launches,
                         const std::vector<KernelArg> &args,
                         std::vector<Loaded> &loaded, size_t &scratchBytes);
@@ -164,7 +166,16 @@ template <typename AddressOf>
 void packParams(const std::vector<KernelArg> &args, AddressOf address,
                 CUdeviceptr scratch, size_t scratchBytes,
                 std::vector<int64_t> &words, std::vector<void *> &params) {
+  // Sized first: params point into words, and a launch per layer call
+  // should not reallocate.
+  size_t count = 5;
+  for (const KernelArg &a : args)
+    count += a.kind == KernelArg::Kind::Buffer ||
+                     a.kind == KernelArg::Kind::Workspace
+                 ? 3 + 2 * a.shape.size()
+                 : 1;
   words.clear();
+  words.reserve(count);
   auto push = [&](int64_t v) { words.push_back(v); };
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg &a = args[i];
@@ -176,14 +187,14 @@ void packParams(const std::vector<KernelArg> &args, AddressOf address,
       push(0);  // offset
       for (int64_t d : a.shape)
         push(d);
+      // Row-major strides, written in place back to front.
+      const size_t first = words.size();
+      words.resize(first + a.shape.size());
       int64_t stride = 1;
-      std::vector<int64_t> strides(a.shape.size());
       for (size_t d = a.shape.size(); d-- > 0;) {
-        strides[d] = stride;
+        words[first + d] = stride;
         stride *= a.shape[d];
       }
-      for (int64_t st : strides)
-        push(st);
     } else if (a.kind == KernelArg::Kind::Index) {
       push(a.index);
     } else if (a.kind == KernelArg::Kind::F32) {
@@ -200,6 +211,7 @@ void packParams(const std::vector<KernelArg> &args, AddressOf address,
   push(static_cast<int64_t>(scratchBytes));
   push(1);
   params.clear();
+  params.reserve(words.size());
   for (int64_t &w : words)
     params.push_back(&w);
 }
@@ -277,6 +289,7 @@ Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner, int ordinal) {
 Status CudaRunner::load(const Artifact &artifact) {
   ScopedContext scope(impl->cu, impl->context);
   impl->artifact = &artifact;
+  impl->functions.clear();
   char log[8192] = {0};
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -446,25 +459,33 @@ Status CudaRunner::Impl::resolveKernels(
                              ") does not match parameter " + std::to_string(i) +
                              " of kernel '" + l.kernel + "'");
     }
-    Loaded k;
-    if (Status s = check(cu.ModuleGetFunction(&k.fn, module, l.kernel.c_str()),
-                         "cuModuleGetFunction(" + l.kernel + ")");
-        !s.ok())
-      return s;
-    // Tiles kept on chip: above 48 KiB of static plus dynamic shared memory
-    // a kernel must opt in. The kernel's own static bytes count too (the
-    // register-tile kernels declare one), so opt in for any dynamic amount.
-    k.sharedBytes = static_cast<unsigned>(info.sharedBytesPerBlock);
-    if (k.sharedBytes > 0)
-      if (Status s = check(
-              cu.FuncSetAttribute(k.fn,
-                                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                  static_cast<int>(k.sharedBytes)),
-              "reserving " + std::to_string(k.sharedBytes) +
-                  " bytes of shared memory for " + l.kernel);
+    // Looked up once per kernel: a serving engine launches these
+    // hundreds of times a step.
+    auto known = functions.find(l.kernel);
+    if (known == functions.end()) {
+      Loaded k;
+      if (Status s =
+              check(cu.ModuleGetFunction(&k.fn, module, l.kernel.c_str()),
+                    "cuModuleGetFunction(" + l.kernel + ")");
           !s.ok())
         return s;
-    loaded.push_back(k);
+      // Tiles kept on chip: above 48 KiB of static plus dynamic shared
+      // memory a kernel must opt in. The kernel's own static bytes count too
+      // (the register-tile kernels declare one), so opt in for any dynamic
+      // amount.
+      k.sharedBytes = static_cast<unsigned>(info.sharedBytesPerBlock);
+      if (k.sharedBytes > 0)
+        if (Status s = check(
+                cu.FuncSetAttribute(
+                    k.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    static_cast<int>(k.sharedBytes)),
+                "reserving " + std::to_string(k.sharedBytes) +
+                    " bytes of shared memory for " + l.kernel);
+            !s.ok())
+          return s;
+      known = functions.emplace(l.kernel, k).first;
+    }
+    loaded.push_back(known->second);
     scratchBytes = std::max(scratchBytes,
                             static_cast<size_t>(l.grid.size()) *
                                 static_cast<size_t>(info.scratchBytesPerBlock));
@@ -479,13 +500,11 @@ Status CudaRunner::Impl::launch(const std::vector<PlannedLaunch> &launches,
     const Grid &g = launches[i].grid;
     if (g.size() == 0)
       continue;
-    if (Status s = check(cu.LaunchKernel(loaded[i].fn, g.x, g.y, g.z,
-                                         artifact->blockSize, 1, 1,
-                                         loaded[i].sharedBytes, stream, params,
-                                         nullptr),
-                         "cuLaunchKernel(" + launches[i].kernel + ")");
-        !s.ok())
-      return s;
+    CUresult r = cu.LaunchKernel(loaded[i].fn, g.x, g.y, g.z,
+                                 artifact->blockSize, 1, 1,
+                                 loaded[i].sharedBytes, stream, params, nullptr);
+    if (r != CUDA_SUCCESS) // the message only when it is needed
+      return check(r, "cuLaunchKernel(" + launches[i].kernel + ")");
   }
   return Status::success();
 }
@@ -529,7 +548,7 @@ Status CudaRunner::zeros(size_t bytes, const void *&device) {
 }
 
 Status CudaRunner::launchOnDevice(const std::vector<PlannedLaunch> &launches,
-                                  std::vector<KernelArg> args, void *stream) {
+                                  const std::vector<KernelArg> &args, void *stream) {
   Impl &I = *impl;
   Driver &cu = I.cu;
   ScopedContext scope(cu, I.context);

@@ -15,11 +15,13 @@ methods are the same functions under another fusion schedule.
 
 from ._capi import GDNArgumentError, GDNError, GDNTypeError, GDNValueError
 from ._dlpack import bfloat16_view
-from ._kernel import (GDNPagedPrefillSlots, Kernel, default_kernel,
+from ._kernel import (GDNExtendSlots, GDNPagedPrefillSlots, Kernel,
+                      default_kernel, gdn_extend_chunkwise_slots,
                       gdn_paged_prefill_slots)
 
 __all__ = ["gdn_extend_chunkwise", "chunk_gated_delta_rule_paged",
-           "gdn_paged_prefill_slots", "GDNPagedPrefillSlots", "compile",
+           "gdn_paged_prefill_slots", "GDNPagedPrefillSlots",
+           "gdn_extend_chunkwise_slots", "GDNExtendSlots", "compile",
            "Kernel", "GDNError", "GDNArgumentError", "GDNValueError",
            "GDNTypeError", "bfloat16_view"]
 
@@ -36,7 +38,7 @@ def compile(schedule="fused", kernel=None, cpu_threads=0, checked=None,
 
 def gdn_extend_chunkwise(q, k, v, a, b, A_log, dt_bias, state_pool,
                          cache_indices, cu_seqlens, chunk_size=64, *,
-                         output=None):
+                         output=None, slots=None):
     """Chunkwise GDN extend (prefill), pool interface (seed 000).
 
     q, k [T, H, K] and v [T, HV, V] in bf16 / fp16 (q and k are
@@ -44,11 +46,13 @@ def gdn_extend_chunkwise(q, k, v, a, b, A_log, dt_bias, state_pool,
     [HV] fp32; state_pool [P, HV, V, K] fp32 or bf16, updated in place
     (rows may be padded apart); cache_indices [B] and cu_seqlens [B + 1]
     int32 / int64. Returns the output [T, HV, V] in v's dtype, written into
-    ``output`` when given (and returned).
+    ``output`` when given (and returned). ``slots`` from
+    ``gdn_extend_chunkwise_slots(cache_indices, cu_seqlens)``, made once
+    per step, spare every layer's call the index tensors' conversion.
     """
     return default_kernel().gdn_extend_chunkwise(
         q, k, v, a, b, A_log, dt_bias, state_pool, cache_indices, cu_seqlens,
-        chunk_size=chunk_size, output=output)
+        chunk_size=chunk_size, output=output, slots=slots)
 
 
 def chunk_gated_delta_rule_paged(q, k, v, g=None, beta=None, scale=None, *,
@@ -63,8 +67,10 @@ def chunk_gated_delta_rule_paged(q, k, v, g=None, beta=None, scale=None, *,
     Reads each sequence's initial state from the page holding its last
     prefix token, writes the state at every page boundary it crosses and
     the final state to its last page. ``output`` is written when given
-    (and returned). ``slots`` is accepted and not needed
-    (see GDNPagedPrefillSlots).
+    (and returned). ``slots`` from ``gdn_paged_prefill_slots(cu_seqlens,
+    page_indices, page_indptr, page_size, last_page_len)``, made once per
+    step and shared by every layer's call, spare each call the tables'
+    conversion (see GDNPagedPrefillSlots).
     """
     return default_kernel().chunk_gated_delta_rule_paged(
         q, k, v, g, beta, scale, cu_seqlens=cu_seqlens, state_pool=state_pool,

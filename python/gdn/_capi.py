@@ -4,7 +4,7 @@ import ctypes
 import os
 import pathlib
 
-API_VERSION = 1
+API_VERSION = 2
 
 GDN_OK, GDN_ERROR_VALUE, GDN_ERROR_TYPE, GDN_ERROR_RUNTIME = 0, 1, 2, 3
 INTERFACE_POOL, INTERFACE_PAGED = 0, 1
@@ -83,6 +83,16 @@ lib.gdn_call.argtypes = [ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
                          ctypes.POINTER(ctypes.c_void_p),
                          ctypes.POINTER(CallFlags), ctypes.c_void_p]
 lib.gdn_call.restype = ctypes.c_int
+lib.gdn_plan_create.argtypes = [ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
+                                ctypes.POINTER(ctypes.c_char_p),
+                                ctypes.POINTER(ctypes.c_void_p),
+                                ctypes.POINTER(CallFlags), ctypes.c_void_p,
+                                ctypes.POINTER(ctypes.c_void_p)]
+lib.gdn_plan_create.restype = ctypes.c_int
+lib.gdn_plan_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                             ctypes.c_void_p]
+lib.gdn_plan_run.restype = ctypes.c_int
+lib.gdn_plan_destroy.argtypes = [ctypes.c_void_p]
 
 if lib.gdn_api_version() != API_VERSION:
     raise ImportError("gdn: libgdn.so speaks C API version %d, this package %d"
@@ -116,3 +126,4 @@ def check(status):
     if status == GDN_ERROR_VALUE:
         raise GDNValueError(message)
     raise GDNError(message)
+

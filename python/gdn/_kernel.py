@@ -7,7 +7,7 @@ import operator
 import os
 import threading
 
-from . import _capi, _dlpack
+from . import _capi, _dlpack, _plan
 from ._capi import GDNTypeError, GDNValueError
 from ._dlpack import Borrowed, bfloat16_view
 
@@ -18,6 +18,8 @@ def _int_argument(function, name, value, expected):
     """An int argument as a Python int that fits the C flags' int64; bools,
     floats and strings are refused (so 64.9 is not read as 64, nor 2**64 +
     64 as 64). `expected` says what the value must be."""
+    if type(value) is int and -2**63 <= value < 2**63:
+        return value          # the common case, checked first
     if isinstance(value, bool):
         raise GDNTypeError("%s: %s is %r; expected an int (%s)"
                            % (function, name, value, expected))
@@ -35,6 +37,8 @@ def _int_argument(function, name, value, expected):
 
 def _scale_argument(function, scale):
     """scale as a finite float; bools and strings are refused."""
+    if type(scale) is float and math.isfinite(scale):
+        return scale          # the common case, checked first
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise GDNTypeError("%s: scale is %r (%s); expected a real number or "
                            "None (1/sqrt(K))" % (function, scale,
@@ -207,12 +211,16 @@ class Kernel:
                                                  ctypes.byref(handle)))
         self._handle = handle
         self._lib = _capi.lib
+        self._plans = _plan.PlanCache()
         self.schedule = schedule
         self.checked = checked
 
     def __del__(self):
         # At interpreter exit module globals may already be gone: keep our
-        # own reference to the library.
+        # own reference to the library. Plans go before their context.
+        plans = getattr(self, "_plans", None)
+        if plans is not None:
+            plans.clear()
         handle = getattr(self, "_handle", None)
         if handle:
             self._lib.gdn_context_destroy(handle)
@@ -228,34 +236,80 @@ class Kernel:
             self._handle, int(K), int(V), str(dtype).encode(), path, len(path)))
         return path.value.decode()
 
-    def _call(self, function, interface, tensors, flags):
-        present = {n: t for n, t in tensors.items() if t is not None}
+    def _call(self, function, interface, present, head, slots):
+        """Runs a call: `present` the given tensors by name (a dict the
+        call may change), `head` the interface and flag values (_flags
+        builds the C flags from it), `slots` a step's index tensors or
+        None.
+
+        A call whose tensors have the layout of an earlier call runs that
+        call's plan on its own addresses (gdn/_plan.py); the first call of
+        a layout makes the plan. Checked device calls and pools that must
+        be staged take gdn_call's path every time."""
+        if slots is None:
+            keyed = _plan.layout_key(head, present)
+        else:
+            # The slots' tables go last, their layouts read once (_bind).
+            keyed = slots._bind(function, present, head)
+        if keyed is not None:
+            plan = self._plans.get(keyed[0])
+            if plan is not None:
+                if plan.checked and slots is not None:
+                    slots._check_contents(function)
+                plan.run(keyed[1], plan.stream())
+                return
+        self._call_unplanned(function, interface, present, head, slots)
+
+    def _call_unplanned(self, function, interface, present, head, slots):
         device = _dlpack.device_of(present["v"])
         on_device = device is not None and device[0] != _dlpack.KDL_CPU
+        checked = not on_device if self.checked is None else self.checked
+        if slots is not None and checked:
+            slots._check_contents(function)
+        flags = _flags(head)
         stream = 0
-        write_back = None
         if on_device:
             present = {n: _as_device_operand(n, t) for n, t in present.items()}
             stream = _dlpack.current_stream(present["v"])
             pool = present["state_pool"]
             if (type(pool).__module__.split(".")[0] == "torch"
                     and _needs_staging(pool) and present["q"].shape[0] > 0):
-                if self.checked:
-                    # Validate the caller's tables before gathering with them.
-                    self._run(function, interface, present, flags, stream,
-                              validate_only=True)
-                # The library sees the staged copy, not the caller's pool.
-                _check_no_aliasing(function, [
-                    Borrowed(function, n, t, stream) for n, t in present.items()])
-                table = ("cache_indices" if interface == _capi.INTERFACE_POOL
-                         else "page_indices")
-                present, write_back = _stage_device_pool(present, table)
-        checked = not on_device if self.checked is None else self.checked
-        if write_back is not None:
-            checked = False   # the caller's tables were validated above
+                self._call_staged(function, interface, present, flags, stream)
+                return
+        if not (on_device and checked):
+            keyed = _plan.layout_key(head, present)
+            if keyed is not None:
+                plan = self._plans.get(keyed[0])
+                if plan is None:
+                    flags.checked = int(bool(checked))
+                    borrowed = [(n, Borrowed(function, n, t, stream,
+                                             written=n in _WRITTEN))
+                                for n, t in present.items()]
+                    plan = _plan.create_plan(
+                        self._handle, interface, borrowed, flags, stream,
+                        device[1] if on_device else None)
+                    del borrowed  # the capsules may go now
+                    self._plans.put(keyed[0], plan)
+                plan.run(keyed[1], stream)
+                return
         self._run(function, interface, present, flags, stream, checked=checked)
-        if write_back is not None:
-            write_back()
+
+    def _call_staged(self, function, interface, present, flags, stream):
+        """A torch device pool the kernels cannot take as it is (bf16 or
+        padded rows), staged around the call (_stage_device_pool)."""
+        if self.checked:
+            # Validate the caller's tables before gathering with them.
+            self._run(function, interface, present, flags, stream,
+                      validate_only=True)
+        # The library sees the staged copy, not the caller's pool.
+        _check_no_aliasing(function, [
+            Borrowed(function, n, t, stream) for n, t in present.items()])
+        table = ("cache_indices" if interface == _capi.INTERFACE_POOL
+                 else "page_indices")
+        staged, write_back = _stage_device_pool(present, table)
+        # The caller's tables were validated above.
+        self._run(function, interface, staged, flags, stream, checked=False)
+        write_back()
 
     def _run(self, function, interface, present, flags, stream, checked=True,
              validate_only=False):
@@ -273,22 +327,31 @@ class Kernel:
 
     def gdn_extend_chunkwise(self, q, k, v, a, b, A_log, dt_bias, state_pool,
                              cache_indices, cu_seqlens, chunk_size=64, *,
-                             output=None):
+                             output=None, slots=None):
         """Seed 000 (pymllm): see gdn.gdn_extend_chunkwise."""
         fn = "gdn_extend_chunkwise"
-        _require(fn, {"q": q, "k": k, "v": v, "a": a, "b": b, "A_log": A_log,
-                      "dt_bias": dt_bias, "state_pool": state_pool,
-                      "cache_indices": cache_indices, "cu_seqlens": cu_seqlens})
+        if slots is not None and not isinstance(slots, GDNExtendSlots):
+            raise GDNTypeError("%s: slots is %s; expected what "
+                               "gdn_extend_chunkwise_slots() returns or None"
+                               % (fn, type(slots).__name__))
+        if (q is None or k is None or v is None or a is None or b is None
+                or A_log is None or dt_bias is None or state_pool is None
+                or cache_indices is None or cu_seqlens is None):
+            _require(fn, {"q": q, "k": k, "v": v, "a": a, "b": b,
+                          "A_log": A_log, "dt_bias": dt_bias,
+                          "state_pool": state_pool,
+                          "cache_indices": cache_indices,
+                          "cu_seqlens": cu_seqlens})
         chunk_size = _int_argument(fn, "chunk_size", chunk_size, "64")
         out = output if output is not None else _empty_like(v, fn)
-        flags = _capi.CallFlags()
-        _capi.lib.gdn_call_flags_init(ctypes.byref(flags))
-        flags.chunk_size = chunk_size
+        # The C flags' defaults for what the pool interface does not take.
+        head = (_capi.INTERFACE_POOL, chunk_size, 256, None, _capi.GATE_LINEAR,
+                0, 0, 0, self.checked)
         self._call(fn, _capi.INTERFACE_POOL, {
             "q": q, "k": k, "v": v, "a": a, "b": b, "A_log": A_log,
             "dt_bias": dt_bias, "state_pool": state_pool,
             "cache_indices": cache_indices, "cu_seqlens": cu_seqlens,
-            "o": out}, flags)
+            "o": out}, head, slots)  # every one required
         return out
 
     def chunk_gated_delta_rule_paged(
@@ -306,52 +369,207 @@ class Kernel:
             raise GDNTypeError("%s: slots is %s; expected what "
                                "gdn_paged_prefill_slots() returns or None"
                                % (fn, type(slots).__name__))
-        _require(fn, {"q": q, "k": k, "v": v, "cu_seqlens": cu_seqlens,
-                      "state_pool": state_pool, "page_indices": page_indices,
-                      "page_indptr": page_indptr,
-                      "last_page_len": last_page_len})
+        if (q is None or k is None or v is None or cu_seqlens is None
+                or state_pool is None or page_indices is None
+                or page_indptr is None or last_page_len is None):
+            _require(fn, {"q": q, "k": k, "v": v, "cu_seqlens": cu_seqlens,
+                          "state_pool": state_pool,
+                          "page_indices": page_indices,
+                          "page_indptr": page_indptr,
+                          "last_page_len": last_page_len})
         page_size = _int_argument(fn, "page_size", page_size,
                                   "a multiple of 64 in [64, 2^30]")
+        if slots is not None and page_size != slots.page_size:
+            raise GDNValueError(
+                "%s: page_size = %d, but %r were made for page_size = %d; "
+                "make slots for the step's page table" % (fn, page_size, slots,
+                                                          slots.page_size))
         if scale is not None:
             scale = _scale_argument(fn, scale)
         out = output if output is not None else _empty_like(v, fn)
-        flags = _capi.CallFlags()
-        _capi.lib.gdn_call_flags_init(ctypes.byref(flags))
-        flags.page_size = page_size
-        if scale is not None:
-            flags.has_scale = 1
-            flags.scale = scale
-        flags.gate_domain = (_capi.GATE_LOG if gate_domain == "log"
-                             else _capi.GATE_LINEAR)
-        flags.use_gate_in_kernel = int(bool(use_gate_in_kernel))
-        flags.beta_is_logit = int(bool(beta_is_logit))
-        flags.qk_l2norm = int(bool(use_qk_l2norm_in_kernel))
-        self._call(fn, _capi.INTERFACE_PAGED, {
-            "q": q, "k": k, "v": v, "g": g, "beta": beta, "A_log": A_log,
-            "dt_bias": dt_bias, "state_pool": state_pool,
-            "page_indices": page_indices, "page_indptr": page_indptr,
-            "last_page_len": last_page_len, "cu_seqlens": cu_seqlens,
-            "o": out}, flags)
+        head = (_capi.INTERFACE_PAGED, 64, page_size, scale,
+                _capi.GATE_LOG if gate_domain == "log" else _capi.GATE_LINEAR,
+                int(bool(use_gate_in_kernel)), int(bool(beta_is_logit)),
+                int(bool(use_qk_l2norm_in_kernel)), self.checked)
+        tensors = {"q": q, "k": k, "v": v}
+        for name, t in (("g", g), ("beta", beta), ("A_log", A_log),
+                        ("dt_bias", dt_bias)):
+            if t is not None:
+                tensors[name] = t
+        tensors.update(state_pool=state_pool, page_indices=page_indices,
+                       page_indptr=page_indptr, last_page_len=last_page_len,
+                       cu_seqlens=cu_seqlens, o=out)
+        self._call(fn, _capi.INTERFACE_PAGED, tensors, head, slots)
         return out
 
 
-class GDNPagedPrefillSlots:
-    """What gdn_paged_prefill_slots() returns: nothing to carry.
+def _flags(head):
+    """The C flags of a call's `head` (see the Kernel methods): interface,
+    chunk_size, page_size, scale or None, gate domain, use_gate_in_kernel,
+    beta_is_logit, qk_l2norm, the Kernel's checked setting."""
+    (_, chunk_size, page_size, scale, gate_domain, use_gate, beta_is_logit,
+     qk_l2norm, _) = head
+    flags = _capi.CallFlags()
+    _capi.lib.gdn_call_flags_init(ctypes.byref(flags))
+    flags.chunk_size = chunk_size
+    flags.page_size = page_size
+    if scale is not None:
+        flags.has_scale = 1
+        flags.scale = scale
+    flags.gate_domain = gate_domain
+    flags.use_gate_in_kernel = use_gate
+    flags.beta_is_logit = beta_is_logit
+    flags.qk_l2norm = qk_l2norm
+    return flags
 
-    FlashInfer precomputes, per call, the pool rows each boundary state goes
-    to (one extra launch, shared by a step's layers). Our kernels read the
-    CSR page table directly and find each page from the chunk's absolute
-    position, so there are no slots to compute; the object exists so that
-    code written for FlashInfer runs unchanged.
+
+def _same_tensor(a, b):
+    """Whether a and b are the same memory with the same layout (two
+    torch views of one tensor, say)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    keyed_a = _plan.layout_key(None, {"": a})
+    keyed_b = _plan.layout_key(None, {"": b})
+    return keyed_a is not None and keyed_a == keyed_b
+
+
+def _host_copy(t):
+    """The values of an index tensor, on the host (waits for the device)."""
+    import numpy as np
+    if type(t).__module__.split(".")[0] == "torch":
+        return t.detach().cpu().numpy().copy()
+    return np.array(t, copy=True)
+
+
+class _StepSlots:
+    """The index tensors of one serving step, made once and passed to every
+    layer's call with ``slots=``.
+
+    On the device, index tensors are converted to int64 once here rather
+    than on every call. A call refuses slots made for other index tensors
+    (not the same memory, by address and layout); in checked mode it also
+    refuses index tensors whose values changed since the slots' first
+    checked call (the values are read on the host, as checked mode does).
+    Our kernels read the tables directly, so nothing else is precomputed:
+    the per-layer saving is the plan each call layout gets (see Kernel).
     """
 
-    __slots__ = ()
+    _FUNCTION = None
+
+    def __init__(self, tensors, page_size=None):
+        _require(self._FUNCTION, tensors)
+        self._given = dict(tensors)
+        self._tensors = {}
+        for name, t in tensors.items():
+            device = _dlpack.device_of(t)
+            on_device = device is not None and device[0] != _dlpack.KDL_CPU
+            self._tensors[name] = _as_device_operand(name, t) if on_device else t
+        # The tables' part of a call's layout key, read once.
+        keyed = _plan.layout_key(None, self._tensors)
+        self._keyed = (keyed[0][1:], keyed[1]) if keyed is not None else None
+        self._values = None
+        self.page_size = page_size
+
+    def __repr__(self):
+        shapes = ", ".join("%s%s" % (n, list(getattr(t, "shape", ())))
+                           for n, t in self._given.items())
+        return "%s(%s)" % (type(self).__name__, shapes)
+
+    def _bind(self, function, present, head):
+        """Puts the slots' index tensors last into the call's `present`,
+        after checking the call passes the tensors the slots were made
+        for, and returns the call's layout key and addresses
+        (_plan.layout_key) or None."""
+        for name, made in self._given.items():
+            given = present.pop(name)
+            if given is not made and not _same_tensor(given, made):
+                raise GDNValueError(
+                    "%s: %s were made for another %s (%s at %s), the call "
+                    "passes %s at %s; make slots once per step from that "
+                    "step's tensors"
+                    % (function, self, name, _describe(made), _address(made),
+                       _describe(given), _address(given)))
+        keyed = _plan.layout_key(head, present)
+        present.update(self._tensors)
+        if keyed is None or self._keyed is None:
+            return None
+        return keyed[0] + self._keyed[0], keyed[1] + self._keyed[1]
+
+    def _check_contents(self, function):
+        """Checked mode: refuses index tensors whose values changed since
+        the slots' first checked call."""
+        values = {n: _host_copy(t) for n, t in self._given.items()}
+        if self._values is None:
+            self._values = values
+            return
+        for name, now in values.items():
+            then = self._values[name]
+            if then.shape != now.shape or (then != now).any():
+                raise GDNValueError(
+                    "%s: the values of %s changed since %s were first used "
+                    "(%s then, %s now); make new slots for a new step"
+                    % (function, name, self, _preview(then), _preview(now)))
 
 
-def gdn_paged_prefill_slots(*args, **kwargs):
-    """Seed 004's slot precomputation; our kernels need none (see
-    GDNPagedPrefillSlots). Accepts and ignores FlashInfer's arguments."""
-    return GDNPagedPrefillSlots()
+def _describe(t):
+    return "%s%s" % (getattr(t, "dtype", type(t).__name__),
+                     list(getattr(t, "shape", ())))
+
+
+def _address(t):
+    keyed = _plan.layout_key(None, {"": t})
+    return hex(keyed[1][0]) if keyed else "?"
+
+
+def _preview(values, count=8):
+    flat = list(values.reshape(-1)[:count])
+    return "[%s%s]" % (", ".join(str(int(x)) for x in flat),
+                       ", ..." if values.size > count else "")
+
+
+class GDNPagedPrefillSlots(_StepSlots):
+    """What gdn_paged_prefill_slots() returns: a step's cu_seqlens and page
+    table (see _StepSlots), for every layer's chunk_gated_delta_rule_paged.
+
+    FlashInfer precomputes, per step, the pool rows each boundary state
+    goes to. Our kernels find each page from the chunk's absolute position
+    in the CSR table, so no rows are computed; what the slots save is the
+    per-call conversion of the tables and, with the plans every Kernel
+    keeps, all per-call validation but the addresses'.
+    """
+
+    _FUNCTION = "gdn_paged_prefill_slots"
+
+
+class GDNExtendSlots(_StepSlots):
+    """What gdn_extend_chunkwise_slots() returns: a step's cache_indices
+    and cu_seqlens (see _StepSlots), for every layer's
+    gdn_extend_chunkwise."""
+
+    _FUNCTION = "gdn_extend_chunkwise_slots"
+
+
+def gdn_paged_prefill_slots(cu_seqlens, page_indices, page_indptr, page_size,
+                            last_page_len):
+    """Seed 004's per-step slots: made once per step from its cu_seqlens
+    and page table, shared by every layer's call (``slots=``). No host
+    sync; on the device at most one int64 conversion per table."""
+    page_size = _int_argument("gdn_paged_prefill_slots", "page_size",
+                              page_size, "a multiple of 64 in [64, 2^30]")
+    return GDNPagedPrefillSlots(
+        {"cu_seqlens": cu_seqlens, "page_indices": page_indices,
+         "page_indptr": page_indptr, "last_page_len": last_page_len},
+        page_size)
+
+
+def gdn_extend_chunkwise_slots(cache_indices, cu_seqlens):
+    """The pool call's twin of gdn_paged_prefill_slots: a step's
+    cache_indices and cu_seqlens, shared by every layer's
+    gdn_extend_chunkwise (``slots=``)."""
+    return GDNExtendSlots({"cache_indices": cache_indices,
+                           "cu_seqlens": cu_seqlens})
 
 
 _default = None

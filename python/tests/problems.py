@@ -52,3 +52,46 @@ def paged_call(rng, seqlens, prefixes, page_size=64, H=1, HV=2, K=64, V=64,
         last_page_len=np.array(last, np.int64),
         cu_seqlens=np.concatenate([[0], np.cumsum(seqlens)]).astype(np.int64),
         page_size=page_size)
+
+
+def paged_step(rng, seqlens, prefixes, layers, **kwargs):
+    """A serving step: one page table and cu_seqlens (paged_call's) shared
+    by `layers` layers, each with its own q / k / v / g / beta and its own
+    state pool. Returns (tables, [layer tensors])."""
+    first = paged_call(rng, seqlens, prefixes, **kwargs)
+    tables = {n: first[n] for n in ("cu_seqlens", "page_indices",
+                                     "page_indptr", "last_page_len",
+                                     "page_size")}
+    per_layer = ("q", "k", "v", "g", "beta", "state_pool")
+    steps = [{n: first[n] for n in per_layer}]
+    for _ in range(layers - 1):
+        other = paged_call(rng, seqlens, prefixes, **kwargs)
+        steps.append({n: other[n] for n in per_layer})
+    return tables, steps
+
+
+
+def run_paged_layer(kernel, layer, tables, slots=None, output=None,
+                    beta_is_logit=True):
+    """One layer's chunk_gated_delta_rule_paged (log gates, l2norm in the
+    kernel) on paged_step's tensors, on any array library."""
+    return kernel.chunk_gated_delta_rule_paged(
+        layer["q"], layer["k"], layer["v"], layer["g"], layer["beta"],
+        cu_seqlens=tables["cu_seqlens"], state_pool=layer["state_pool"],
+        page_indices=tables["page_indices"], page_indptr=tables["page_indptr"],
+        page_size=tables["page_size"], last_page_len=tables["last_page_len"],
+        use_qk_l2norm_in_kernel=True, gate_domain="log",
+        beta_is_logit=beta_is_logit, slots=slots, output=output)
+
+
+def assert_pages(pool, before, ref_pool, written, tol, context):
+    """Every page (row) in `written` matches the reference within `tol`
+    (relative L2); every other page is byte-identical to `before`."""
+    import reference
+    for page in range(pool.shape[0]):
+        if page in written:
+            err = reference.rel_l2(pool[page], ref_pool[page])
+            assert err <= tol, "%s: page %d error %g" % (context, page, err)
+        else:
+            assert pool[page].tobytes() == before[page].tobytes(), \
+                "%s: page %d changed but the call must not write it" % (context, page)

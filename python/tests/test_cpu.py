@@ -43,16 +43,10 @@ def check_pool(call, before, o, seed):
         call["dt_bias"], before, call["cache_indices"], call["cu_seqlens"])
     assert np.isfinite(o.astype(np.float64)).all(), "seed %d: o not all written" % seed
     assert R.rel_l2(o, ref_o) <= TOL, "seed %d: o error %g" % (seed, R.rel_l2(o, ref_o))
-    pool = call["state_pool"]
     cu = call["cu_seqlens"]
     written = {int(r) for s, r in enumerate(call["cache_indices"]) if cu[s + 1] > cu[s]}
-    for row in range(pool.shape[0]):
-        if row in written:
-            err = R.rel_l2(pool[row], ref_pool[row])
-            assert err <= TOL, "seed %d: pool row %d error %g" % (seed, row, err)
-        else:
-            assert pool[row].tobytes() == before[row].tobytes(), \
-                "seed %d: pool row %d changed but is not the call's" % (seed, row)
+    problems.assert_pages(call["state_pool"], before, ref_pool, written, TOL,
+                          "seed %d" % seed)
 
 
 @pytest.mark.parametrize("index_dtype", [np.int64, np.int32])
@@ -106,14 +100,8 @@ def test_paged_interface_matches_reference(fused, gate_domain):
                        gate_domain=gate_domain, beta_is_logit=True))
     assert o is output, "output= must be written and returned"
     ref_pool, written = paged_check(call, before, o, seed, gate_domain)
-    pool = call["state_pool"]
-    for page in range(pool.shape[0]):
-        if page in written:
-            err = R.rel_l2(pool[page], ref_pool[page])
-            assert err <= TOL, "seed %d: page %d error %g" % (seed, page, err)
-        else:
-            assert pool[page].tobytes() == before[page].tobytes(), \
-                "seed %d: page %d changed but the call must not write it" % (seed, page)
+    problems.assert_pages(call["state_pool"], before, ref_pool, written, TOL,
+                          "seed %d" % seed)
 
 
 def test_module_function_is_seed_004_with_slots():
@@ -124,7 +112,9 @@ def test_module_function_is_seed_004_with_slots():
         call[name] = (call[name] / 8).astype(call[name].dtype)
     call["beta"] = rng.uniform(0, 1, call["beta"].shape).astype(np.float32)
     before = call["state_pool"].copy()
-    slots = gdn.gdn_paged_prefill_slots(call["cu_seqlens"], call["page_indices"])
+    slots = gdn.gdn_paged_prefill_slots(
+        call["cu_seqlens"], call["page_indices"], call["page_indptr"],
+        call["page_size"], call["last_page_len"])
     o = gdn.chunk_gated_delta_rule_paged(
         call["q"], call["k"], call["v"], call["g"], call["beta"], 0.2,
         **paged_kwargs(call, gate_domain="log", slots=slots))

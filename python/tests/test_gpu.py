@@ -365,6 +365,135 @@ def test_cuda_graph_replay_matches_eager():
     assert torch.equal(d["state_pool"], pool_eager), "seed %d: pool differs" % seed
 
 
+def paged_layer_reference(layer, tables, before):
+    return R.paged_reference(
+        host(layer["q"]), host(layer["k"]), host(layer["v"]), host(layer["g"]),
+        host(layer["beta"]), None, host(tables["cu_seqlens"]), before,
+        host(tables["page_indices"]), host(tables["page_indptr"]),
+        tables["page_size"], host(tables["last_page_len"]), True, "log", False)
+
+
+def device_step(rng, layers=4, H=2):
+    """problems.paged_step on the GPU, with int32 tables as engines keep
+    them."""
+    tables, steps = problems.paged_step(rng, [200, 64, 90, 0], [30, 128, 0, 40],
+                                        layers, H=H, HV=4, K=K, V=V)
+    steps = [to_device(layer) for layer in steps]
+    d = to_device(tables)
+    for name in ("cu_seqlens", "page_indices", "page_indptr", "last_page_len"):
+        d[name] = d[name].to(torch.int32)
+    for layer in steps:
+        layer["beta"] = layer["beta"].sigmoid()
+    return d, steps
+
+
+def run_layer(kernel, layer, tables, slots, output=None):
+    # device_step's beta is a strength (sigmoid applied), not a logit.
+    return problems.run_paged_layer(kernel, layer, tables, slots, output,
+                                    beta_is_logit=False)
+
+
+def test_a_step_of_layers_shares_one_plan_and_slots():
+    """Every layer of a step (own tensors, own pool) through one slots
+    object: each matches the reference, writes exactly its pages, and the
+    kernel keeps one plan; the step captured in a graph replays the eager
+    results bit for bit."""
+    rng, seed = problems.seeded()
+    tables, steps = device_step(rng)
+    kernel = gdn.compile(schedule="auto")
+    starts = [layer["state_pool"].clone() for layer in steps]
+    slots = gdn.gdn_paged_prefill_slots(
+        tables["cu_seqlens"], tables["page_indices"], tables["page_indptr"],
+        tables["page_size"], tables["last_page_len"])
+    outputs = []
+    for layer in steps:
+        poisoned = torch.full(layer["v"].shape, float("nan"), device="cuda",
+                              dtype=layer["v"].dtype)
+        outputs.append(run_layer(kernel, layer, tables, slots, poisoned))
+    torch.cuda.synchronize()
+    assert len(kernel._plans) == 1, "seed %d: %d plans" % (seed, len(kernel._plans))
+    for i, (layer, o, before) in enumerate(zip(steps, outputs, starts)):
+        ref_o, ref_pool, written = paged_layer_reference(layer, tables, host(before))
+        assert torch.isfinite(o.float()).all(), "seed %d layer %d: o not all written" % (seed, i)
+        assert R.rel_l2(host(o), ref_o) <= TOL, "seed %d layer %d" % (seed, i)
+        pool = host(layer["state_pool"])
+        for page in range(pool.shape[0]):
+            if page in written:
+                assert R.rel_l2(pool[page], ref_pool[page]) <= TOL, \
+                    "seed %d layer %d page %d" % (seed, i, page)
+            else:
+                assert (pool[page] == host(before)[page]).all(), \
+                    "seed %d layer %d: page %d changed" % (seed, i, page)
+    eager = [(o.clone(), layer["state_pool"].clone()) for o, layer in zip(outputs, steps)]
+
+    def step():
+        s = gdn.gdn_paged_prefill_slots(
+            tables["cu_seqlens"], tables["page_indices"], tables["page_indptr"],
+            tables["page_size"], tables["last_page_len"])
+        return [run_layer(kernel, layer, tables, s) for layer in steps]
+
+    for layer, start in zip(steps, starts):
+        layer["state_pool"].copy_(start)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = step()
+    for layer, start in zip(steps, starts):
+        layer["state_pool"].copy_(start)
+    graph.replay()
+    torch.cuda.synchronize()
+    for i, (o, layer) in enumerate(zip(captured, steps)):
+        assert torch.equal(o, eager[i][0]), "seed %d layer %d: replay differs" % (seed, i)
+        assert torch.equal(layer["state_pool"], eager[i][1]), "seed %d layer %d" % (seed, i)
+
+
+def test_slots_of_another_step_are_refused():
+    rng, _ = problems.seeded()
+    tables, steps = device_step(rng, layers=1)
+    slots = gdn.gdn_paged_prefill_slots(
+        tables["cu_seqlens"].clone(), tables["page_indices"], tables["page_indptr"],
+        tables["page_size"], tables["last_page_len"])
+    before = steps[0]["state_pool"].clone()
+    with pytest.raises(ValueError, match=r"GDNPagedPrefillSlots\(.*\) were made "
+                       r"for another cu_seqlens"):
+        run_layer(gdn.compile(schedule="auto"), steps[0], tables, slots)
+    torch.cuda.synchronize()
+    assert torch.equal(before, steps[0]["state_pool"])
+
+
+def test_checked_slots_refuse_tables_changed_in_place():
+    rng, _ = problems.seeded()
+    tables, steps = device_step(rng, layers=2)
+    kernel = gdn.compile(schedule="auto", checked=True)
+    slots = gdn.gdn_paged_prefill_slots(
+        tables["cu_seqlens"], tables["page_indices"], tables["page_indptr"],
+        tables["page_size"], tables["last_page_len"])
+    run_layer(kernel, steps[0], tables, slots)
+    tables["last_page_len"][0] -= 1            # still a valid table
+    before = steps[1]["state_pool"].clone()
+    with pytest.raises(ValueError, match=r"the values of last_page_len changed "
+                       r"since GDNPagedPrefillSlots"):
+        run_layer(kernel, steps[1], tables, slots)
+    torch.cuda.synchronize()
+    assert torch.equal(before, steps[1]["state_pool"])
+
+
+def test_a_planned_call_still_refuses_aliasing():
+    """The second call of a layout runs its plan; an output laid over q
+    (same layout as a fresh output) is refused there, nothing written."""
+    rng, _ = problems.seeded()
+    tables, steps = device_step(rng, layers=2, H=4)   # o and q alike
+    kernel = gdn.compile(schedule="auto")
+    run_layer(kernel, steps[0], tables, None)
+    before = steps[1]["state_pool"].clone()
+    q = steps[1]["q"].clone()
+    with pytest.raises(ValueError, match=r"overlaps 'o'"):
+        run_layer(kernel, steps[1], tables, None, output=steps[1]["q"])
+    torch.cuda.synchronize()
+    assert len(kernel._plans) == 1
+    assert torch.equal(before, steps[1]["state_pool"])
+    assert torch.equal(q, steps[1]["q"])
+
+
 if __name__ == "__main__":
     import sys
     sys.exit(pytest.main([__file__, "-q", "-p", "no:cacheprovider"]))

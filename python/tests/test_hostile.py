@@ -59,14 +59,8 @@ def check_paged(call, before, o, seed, gate_domain="log", scale=None):
     assert np.isfinite(ref_o).all() and np.isfinite(ref_pool).all()
     assert np.isfinite(o.astype(np.float64)).all(), "seed %d: o not finite" % seed
     assert R.rel_l2(o, ref_o) <= TOL, "seed %d: o error %g" % (seed, R.rel_l2(o, ref_o))
-    pool = call["state_pool"]
-    for page in range(pool.shape[0]):
-        if page in written:
-            err = R.rel_l2(pool[page], ref_pool[page])
-            assert err <= TOL, "seed %d: page %d error %g" % (seed, page, err)
-        else:
-            assert pool[page].tobytes() == before[page].tobytes(), \
-                "seed %d: page %d changed" % (seed, page)
+    problems.assert_pages(call["state_pool"], before, ref_pool, written, TOL,
+                          "seed %d" % seed)
 
 
 def refused(call_fn, pool, exception, match):

@@ -15,7 +15,8 @@ def test_readme_examples():
     text = open(README).read()
     blocks = [textwrap.dedent(b) for b in
               re.findall(r"```python\n(.*?)```", text, re.S)]
-    assert len(blocks) == 2, "the README shows one example per seed function"
+    assert len(blocks) == 3, ("the README shows one example per seed "
+                              "function and a serving step")
     scope = {}
     exec(blocks[0], scope)                                   # pool interface
     o, pool = scope["o"], scope["pool"]
@@ -37,3 +38,15 @@ def test_readme_examples():
             assert R.rel_l2(pool[row], ref_pool[row]) <= 5e-3
         else:
             assert (pool[row] == first[row]).all()
+    exec(blocks[2], scope)                                   # a serving step
+    ref_o, ref_pool, written = R.paged_reference(
+        scope["q"], scope["k"], scope["v"], scope["g"], scope["beta"], None,
+        [0, 100], np.zeros_like(first), [5, 6], [0, 2], 64, [36], True, "log",
+        False)
+    for o, layer_pool in zip(scope["outs"], scope["pools"]):
+        assert R.rel_l2(o, ref_o) <= 5e-3
+        for row in range(layer_pool.shape[0]):
+            if row in written:
+                assert R.rel_l2(layer_pool[row], ref_pool[row]) <= 5e-3
+            else:
+                assert (layer_pool[row] == 0).all()

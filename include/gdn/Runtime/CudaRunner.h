@@ -89,7 +89,7 @@ public:
   /// Every entry point makes the runner's context current for its scope
   /// only and restores the caller's.
   Status launchOnDevice(const std::vector<PlannedLaunch> &launches,
-                        std::vector<KernelArg> args, void *stream);
+                        const std::vector<KernelArg> &args, void *stream);
   /// Copies device memory to the host on `stream` and waits (checked calls
   /// read index tensors and gates this way; not for captured calls).
   Status copyToHost(void *dst, const void *deviceSrc, size_t bytes,

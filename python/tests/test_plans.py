@@ -1,0 +1,194 @@
+"""Plans and slots on host (numpy) tensors, against the float64 reference.
+
+A call whose tensors have the layout of an earlier call runs that call's
+plan (gdn/_plan.py) on its own addresses, and a step's slots carry its
+index tensors to every layer. On the host a plan's run takes the whole
+checked path, so these tests hold the binding's side: layouts keyed right,
+addresses rebound, refusals made by the plan's run, slots refused for
+another step. test_gpu.py repeats them on the device's lean path.
+"""
+
+import numpy as np
+import pytest
+
+import gdn
+import problems
+import reference as R
+from gdn import _plan
+
+TOL = 5e-3
+
+
+@pytest.fixture(autouse=True)
+def poisoned_outputs(monkeypatch):
+    from gdn import _kernel
+    monkeypatch.setattr(_kernel, "_empty_like",
+                        lambda v, name: np.full(v.shape, np.nan, v.dtype))
+
+
+def slots_for(tables):
+    return gdn.gdn_paged_prefill_slots(
+        tables["cu_seqlens"], tables["page_indices"], tables["page_indptr"],
+        tables["page_size"], tables["last_page_len"])
+
+
+run_layer = problems.run_paged_layer
+
+
+def check_layer(layer, tables, before, o, context):
+    ref_o, ref_pool, written = R.paged_reference(
+        layer["q"], layer["k"], layer["v"], layer["g"], layer["beta"], None,
+        tables["cu_seqlens"], before, tables["page_indices"],
+        tables["page_indptr"], tables["page_size"], tables["last_page_len"],
+        True, "log", True)
+    assert np.isfinite(o.astype(np.float64)).all(), "%s: o not all written" % context
+    err = R.rel_l2(o, ref_o)
+    assert err <= TOL, "%s: o error %g" % (context, err)
+    problems.assert_pages(layer["state_pool"], before, ref_pool, written, TOL, context)
+
+
+def test_a_step_of_layers_shares_one_plan_and_slots():
+    rng, seed = problems.seeded()
+    tables, layers = problems.paged_step(rng, [150, 64, 0, 90], [30, 128, 40, 0], 3)
+    kernel = gdn.compile(schedule="fused")
+    slots = slots_for(tables)
+    for i, layer in enumerate(layers):
+        before = layer["state_pool"].copy()
+        o = run_layer(kernel, layer, tables, slots)
+        check_layer(layer, tables, before, o, "seed %d layer %d" % (seed, i))
+    assert len(kernel._plans) == 1
+
+
+def test_int32_tables_and_views_of_the_slots_tables():
+    """Slots made from int32 tables serve calls passing those tables or
+    views of the same memory."""
+    rng, seed = problems.seeded()
+    tables, layers = problems.paged_step(rng, [100, 70], [10, 0], 2)
+    for name in ("cu_seqlens", "page_indices", "page_indptr", "last_page_len"):
+        tables[name] = tables[name].astype(np.int32)
+    kernel = gdn.compile(schedule="fused")
+    slots = slots_for(tables)
+    views = dict(tables, cu_seqlens=tables["cu_seqlens"][:])
+    for i, (layer, t) in enumerate(zip(layers, (tables, views))):
+        before = layer["state_pool"].copy()
+        o = run_layer(kernel, layer, t, slots)
+        check_layer(layer, tables, before, o, "seed %d layer %d" % (seed, i))
+
+
+def test_calls_without_slots_get_a_plan_per_layout():
+    rng, seed = problems.seeded()
+    kernel = gdn.compile(schedule="fused")
+    for i, (seqlens, prefixes) in enumerate([([100], [0]), ([64, 20], [0, 5]),
+                                             ([100], [0])]):
+        tables, layers = problems.paged_step(rng, seqlens, prefixes, 1)
+        before = layers[0]["state_pool"].copy()
+        o = run_layer(kernel, layers[0], tables)
+        check_layer(layers[0], tables, before, o, "seed %d call %d" % (seed, i))
+    # The third call's layout is the first's (T, B, pool rows alike).
+    assert len(kernel._plans) == 2
+
+
+def test_the_plan_cache_is_bounded(monkeypatch):
+    monkeypatch.setattr(_plan, "PLANS_KEPT", 2)
+    rng, seed = problems.seeded()
+    kernel = gdn.compile(schedule="fused")
+    for i, T in enumerate([40, 50, 60, 40]):
+        tables, layers = problems.paged_step(rng, [T], [0], 1)
+        before = layers[0]["state_pool"].copy()
+        o = run_layer(kernel, layers[0], tables)
+        check_layer(layers[0], tables, before, o, "seed %d call %d" % (seed, i))
+        assert len(kernel._plans) <= 2
+
+
+def test_slots_of_another_step_are_refused():
+    rng, _ = problems.seeded()
+    tables, layers = problems.paged_step(rng, [100], [10], 1)
+    slots = slots_for(dict(tables, cu_seqlens=tables["cu_seqlens"].copy()))
+    before = layers[0]["state_pool"].copy()
+    with pytest.raises(gdn.GDNValueError,
+                       match=r"GDNPagedPrefillSlots\(.*\) were made for another "
+                             r"cu_seqlens \(int64\[2\] at 0x[0-9a-f]+\), the call "
+                             r"passes int64\[2\] at 0x"):
+        run_layer(gdn.compile(schedule="fused"), layers[0], tables, slots)
+    assert layers[0]["state_pool"].tobytes() == before.tobytes()
+
+
+def test_slots_of_another_page_size_are_refused():
+    rng, _ = problems.seeded()
+    tables, layers = problems.paged_step(rng, [100], [10], 1)
+    slots = slots_for(dict(tables, page_size=128))
+    with pytest.raises(gdn.GDNValueError, match=r"page_size = 64, but "
+                       r"GDNPagedPrefillSlots\(.*\) were made for page_size = 128"):
+        run_layer(gdn.compile(schedule="fused"), layers[0], tables, slots)
+
+
+def test_slots_of_the_other_interface_are_refused():
+    rng, _ = problems.seeded()
+    tables, layers = problems.paged_step(rng, [100], [10], 1)
+    pool_slots = gdn.gdn_extend_chunkwise_slots(np.array([0]), tables["cu_seqlens"])
+    with pytest.raises(gdn.GDNTypeError, match=r"slots is GDNExtendSlots; expected "
+                       r"what gdn_paged_prefill_slots\(\) returns"):
+        run_layer(gdn.compile(schedule="fused"), layers[0], tables, pool_slots)
+
+
+def test_checked_slots_refuse_tables_changed_in_place():
+    """Host calls are checked: the slots' values are taken at the first
+    call and a table changed in place afterwards is refused."""
+    rng, _ = problems.seeded()
+    tables, layers = problems.paged_step(rng, [150, 64], [30, 0], 2)
+    kernel = gdn.compile(schedule="fused")
+    slots = slots_for(tables)
+    run_layer(kernel, layers[0], tables, slots)
+    then = list(tables["last_page_len"])
+    tables["last_page_len"][0] -= 1          # a table that is still valid
+    now = list(tables["last_page_len"])
+    before = layers[1]["state_pool"].copy()
+    with pytest.raises(gdn.GDNValueError,
+                       match=r"the values of last_page_len changed since "
+                             r"GDNPagedPrefillSlots\(.*\) were first used "
+                             r"\(\[%d, %d\] then, \[%d, %d\] now\)" % (*then, *now)):
+        run_layer(kernel, layers[1], tables, slots)
+    assert layers[1]["state_pool"].tobytes() == before.tobytes()
+
+
+def test_a_planned_call_still_refuses_aliasing():
+    """The second call of a layout runs the first's plan; an output laid
+    over q (with a fresh output's layout) is refused there."""
+    rng, _ = problems.seeded()
+    tables, layers = problems.paged_step(rng, [100], [10], 2, H=2, HV=2)
+    kernel = gdn.compile(schedule="fused")
+    run_layer(kernel, layers[0], tables)
+    assert len(kernel._plans) == 1
+    before, q = layers[1]["state_pool"].copy(), layers[1]["q"].copy()
+    with pytest.raises(gdn.GDNValueError, match=r"tensor 'q' .* overlaps 'o'"):
+        run_layer(kernel, layers[1], tables, output=layers[1]["q"])
+    assert len(kernel._plans) == 1
+    assert layers[1]["state_pool"].tobytes() == before.tobytes()
+    assert layers[1]["q"].tobytes() == q.tobytes()
+
+
+def test_pool_call_with_slots():
+    rng, seed = problems.seeded()
+    kernel = gdn.compile(schedule="fused")
+    calls = [problems.pool_call(rng, [80, 0, 45]) for _ in range(2)]
+    for call in calls[1:]:
+        call["cache_indices"] = calls[0]["cache_indices"]
+        call["cu_seqlens"] = calls[0]["cu_seqlens"]
+    slots = gdn.gdn_extend_chunkwise_slots(calls[0]["cache_indices"],
+                                           calls[0]["cu_seqlens"])
+    for i, call in enumerate(calls):
+        before = call["state_pool"].copy()
+        o = kernel.gdn_extend_chunkwise(**call, slots=slots)
+        ref_o, ref_pool = R.pool_reference(
+            call["q"], call["k"], call["v"], call["a"], call["b"],
+            call["A_log"], call["dt_bias"], before, call["cache_indices"],
+            call["cu_seqlens"])
+        context = "seed %d layer %d" % (seed, i)
+        assert np.isfinite(o.astype(np.float64)).all(), context
+        assert R.rel_l2(o, ref_o) <= TOL, context
+        cu = call["cu_seqlens"]
+        written = {int(r) for s, r in enumerate(call["cache_indices"])
+                   if cu[s + 1] > cu[s]}
+        problems.assert_pages(call["state_pool"], before, ref_pool, written,
+                              TOL, context)
+    assert len(kernel._plans) == 1
