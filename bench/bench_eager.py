@@ -55,6 +55,8 @@ def main():
                     help="directory holding fla/ (pip install --target DIR)")
     ap.add_argument("--no-fla", action="store_true")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--variants", default="gdn-slots,gdn-plain,gdn-pool-slots,fla",
+                    help="comma-separated subset of the variants to run")
     args = ap.parse_args()
 
     import torch
@@ -161,6 +163,8 @@ def main():
                         ("gdn-pool-slots", pool_step, None)]
             if fla is not None:
                 variants.append(("fla", fla_step, None))
+            chosen = args.variants.split(",")
+            variants = [v for v in variants if v[0] in chosen]
             for name, step, option in variants:
                 for _ in range(2):                     # load kernels, make plans
                     step([], option)

@@ -97,11 +97,19 @@ extern "C" gdn_status gdn_plan_run(gdn_plan *plan, const void *const *data,
     if (!plan || (!data && !plan->byPosition.empty()))
       return fail(Status::error("gdn_plan_run: plan or data is NULL"));
     std::lock_guard<std::mutex> lock(plan->context->mutex);
-    for (size_t p = 0; p < plan->byPosition.size(); ++p)
-      plan->byPosition[p]->data =
-          static_cast<char *>(const_cast<void *>(data[p]));
+    for (size_t p = 0; p < plan->byPosition.size(); ++p) {
+      TensorView &view = *plan->byPosition[p];
+      view.data = static_cast<char *>(const_cast<void *>(data[p]));
+      if (!view.data && view.numel() > 0)
+        return refuse(Status::error("tensor '" + view.name + "' " +
+                                    view.describe() +
+                                    " has no data pointer"));
+    }
     if (Status s = checkNoAliasing(plan->views); !s.ok())
       return refuse(s);
+    // No tokens: nothing runs, as gdn_call (which checks no alignment then).
+    if (plan->relaunch && plan->device.nothingToRun)
+      return succeed();
     bool runtimeFailure = false;
     Status s;
     if (plan->relaunch) {

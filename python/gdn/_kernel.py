@@ -212,6 +212,7 @@ class Kernel:
         self._handle = handle
         self._lib = _capi.lib
         self._plans = _plan.PlanCache()
+        self._lock = threading.Lock()
         self.schedule = schedule
         self.checked = checked
 
@@ -252,12 +253,17 @@ class Kernel:
             # The slots' tables go last, their layouts read once (_bind).
             keyed = slots._bind(function, present, head)
         if keyed is not None:
-            plan = self._plans.get(keyed[0])
-            if plan is not None:
-                if plan.checked and slots is not None:
-                    slots._check_contents(function)
-                plan.run(keyed[1], plan.stream())
-                return
+            # One thread at a time runs or replaces a Kernel's plans.
+            with self._lock:
+                plan = self._plans.get(keyed[0])
+                if plan is not None:
+                    stream = plan.stream()
+                    if slots is not None:
+                        if plan.checked:
+                            slots._check_contents(function)
+                        slots._order_before(stream)
+                    plan.run(keyed[1], stream)
+                    return
         self._call_unplanned(function, interface, present, head, slots)
 
     def _call_unplanned(self, function, interface, present, head, slots):
@@ -271,6 +277,8 @@ class Kernel:
         if on_device:
             present = {n: _as_device_operand(n, t) for n, t in present.items()}
             stream = _dlpack.current_stream(present["v"])
+            if slots is not None:
+                slots._order_before(stream)
             pool = present["state_pool"]
             if (type(pool).__module__.split(".")[0] == "torch"
                     and _needs_staging(pool) and present["q"].shape[0] > 0):
@@ -279,18 +287,19 @@ class Kernel:
         if not (on_device and checked):
             keyed = _plan.layout_key(head, present)
             if keyed is not None:
-                plan = self._plans.get(keyed[0])
-                if plan is None:
-                    flags.checked = int(bool(checked))
-                    borrowed = [(n, Borrowed(function, n, t, stream,
-                                             written=n in _WRITTEN))
-                                for n, t in present.items()]
-                    plan = _plan.create_plan(
-                        self._handle, interface, borrowed, flags, stream,
-                        device[1] if on_device else None)
-                    del borrowed  # the capsules may go now
-                    self._plans.put(keyed[0], plan)
-                plan.run(keyed[1], stream)
+                with self._lock:
+                    plan = self._plans.get(keyed[0])
+                    if plan is None:
+                        flags.checked = int(bool(checked))
+                        borrowed = [(n, Borrowed(function, n, t, stream,
+                                                 written=n in _WRITTEN))
+                                    for n, t in present.items()]
+                        plan = _plan.create_plan(
+                            self._handle, interface, borrowed, flags, stream,
+                            device[1] if on_device else None)
+                        del borrowed  # the capsules may go now
+                        self._plans.put(keyed[0], plan)
+                    plan.run(keyed[1], stream)
                 return
         self._run(function, interface, present, flags, stream, checked=checked)
 
@@ -447,13 +456,17 @@ class _StepSlots:
     """The index tensors of one serving step, made once and passed to every
     layer's call with ``slots=``.
 
-    On the device, index tensors are converted to int64 once here rather
-    than on every call. A call refuses slots made for other index tensors
-    (not the same memory, by address and layout); in checked mode it also
-    refuses index tensors whose values changed since the slots' first
-    checked call (the values are read on the host, as checked mode does).
-    Our kernels read the tables directly, so nothing else is precomputed:
-    the per-layer saving is the plan each call layout gets (see Kernel).
+    The slots copy each table as it is when they are made (torch device
+    tables as int64, on the current stream, with no host sync; numpy
+    arrays on the host; tensors of other libraries are kept as given), and
+    the calls read those copies: the tables are converted once per step
+    rather than on every call. A call refuses slots made for other tables
+    (not the same memory and layout); in checked mode it also refuses
+    tables whose values changed since the slots were made (read on the
+    host, as checked mode does). A call on another stream than the one
+    the slots were made on waits for their copies. Our kernels read the
+    tables directly, so nothing else is precomputed: the per-layer saving
+    is the plan each call layout gets (see Kernel).
     """
 
     _FUNCTION = None
@@ -461,16 +474,28 @@ class _StepSlots:
     def __init__(self, tensors, page_size=None):
         _require(self._FUNCTION, tensors)
         self._given = dict(tensors)
-        self._tensors = {}
-        for name, t in tensors.items():
-            device = _dlpack.device_of(t)
-            on_device = device is not None and device[0] != _dlpack.KDL_CPU
-            self._tensors[name] = _as_device_operand(name, t) if on_device else t
+        self._made_on = None     # the torch stream of the device copies
+        self._tensors = {n: self._copy(t) for n, t in tensors.items()}
+        self._made_stream = (self._made_on.cuda_stream
+                             if self._made_on is not None else None)
         # The tables' part of a call's layout key, read once.
         keyed = _plan.layout_key(None, self._tensors)
         self._keyed = (keyed[0][1:], keyed[1]) if keyed is not None else None
-        self._values = None
         self.page_size = page_size
+
+    def _copy(self, t):
+        module = type(t).__module__.split(".")[0]
+        if module == "torch":
+            import torch
+            if t.is_cuda:
+                if self._made_on is None:
+                    self._made_on = torch.cuda.current_stream(t.device)
+                return t.to(torch.int64, copy=True)
+            return t.clone()
+        if module == "numpy":
+            import numpy as np
+            return np.array(t, copy=True)
+        return t
 
     def __repr__(self):
         shapes = ", ".join("%s%s" % (n, list(getattr(t, "shape", ())))
@@ -497,19 +522,27 @@ class _StepSlots:
             return None
         return keyed[0] + self._keyed[0], keyed[1] + self._keyed[1]
 
-    def _check_contents(self, function):
-        """Checked mode: refuses index tensors whose values changed since
-        the slots' first checked call."""
-        values = {n: _host_copy(t) for n, t in self._given.items()}
-        if self._values is None:
-            self._values = values
+    def _order_before(self, stream):
+        """A call on `stream` (a handle) reads the device copies: if the
+        slots were made on another stream it waits for them, and the
+        caching allocator keeps them until the call ran."""
+        if self._made_on is None or stream == self._made_stream:
             return
-        for name, now in values.items():
-            then = self._values[name]
+        import torch
+        current = torch.cuda.current_stream(self._made_on.device)
+        current.wait_stream(self._made_on)
+        for t in self._tensors.values():
+            t.record_stream(current)
+
+    def _check_contents(self, function):
+        """Checked mode: refuses tables whose values changed since the
+        slots were made."""
+        for name, given in self._given.items():
+            then, now = _host_copy(self._tensors[name]), _host_copy(given)
             if then.shape != now.shape or (then != now).any():
                 raise GDNValueError(
-                    "%s: the values of %s changed since %s were first used "
-                    "(%s then, %s now); make new slots for a new step"
+                    "%s: the values of %s changed since %s were made (%s "
+                    "then, %s now); make new slots after changing a table"
                     % (function, name, self, _preview(then), _preview(now)))
 
 

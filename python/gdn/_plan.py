@@ -48,6 +48,8 @@ def _layout_of_type(cls):
         global _torch_tensor
         _torch_tensor = cls       # layout_key inlines _torch_layout
         function = _torch_layout
+    elif module == "torch" and cls.__name__ == "Parameter":
+        function = _torch_layout  # a Tensor whose attributes mean the same
     elif module == "numpy" and cls.__name__ == "ndarray":
         function = _numpy_layout
     elif cls is _dlpack.bfloat16_view:

@@ -477,6 +477,28 @@ def test_checked_slots_refuse_tables_changed_in_place():
     assert torch.equal(before, steps[1]["state_pool"])
 
 
+def test_slots_made_on_one_stream_serve_calls_on_another():
+    """int32 tables are copied to int64 on the stream the slots are made
+    on; layer calls on a side stream wait for the copies."""
+    rng, seed = problems.seeded()
+    tables, steps = device_step(rng, layers=2)
+    kernel = gdn.compile(schedule="auto")
+    starts = [layer["state_pool"].clone() for layer in steps]
+    slots = gdn.gdn_paged_prefill_slots(
+        tables["cu_seqlens"], tables["page_indices"], tables["page_indptr"],
+        tables["page_size"], tables["last_page_len"])
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        outputs = [run_layer(kernel, layer, tables, slots) for layer in steps]
+    torch.cuda.synchronize()
+    for i, (layer, o, before) in enumerate(zip(steps, outputs, starts)):
+        ref_o, ref_pool, written = paged_layer_reference(layer, tables, host(before))
+        assert R.rel_l2(host(o), ref_o) <= TOL, "seed %d layer %d" % (seed, i)
+        problems.assert_pages(host(layer["state_pool"]), host(before), ref_pool,
+                              written, TOL, "seed %d layer %d" % (seed, i))
+
+
 def test_a_planned_call_still_refuses_aliasing():
     """The second call of a layout runs its plan; an output laid over q
     (same layout as a fresh output) is refused there, nothing written."""

@@ -132,8 +132,8 @@ def test_slots_of_the_other_interface_are_refused():
 
 
 def test_checked_slots_refuse_tables_changed_in_place():
-    """Host calls are checked: the slots' values are taken at the first
-    call and a table changed in place afterwards is refused."""
+    """Host calls are checked: a table changed in place after the slots
+    were made is refused."""
     rng, _ = problems.seeded()
     tables, layers = problems.paged_step(rng, [150, 64], [30, 0], 2)
     kernel = gdn.compile(schedule="fused")
@@ -145,7 +145,7 @@ def test_checked_slots_refuse_tables_changed_in_place():
     before = layers[1]["state_pool"].copy()
     with pytest.raises(gdn.GDNValueError,
                        match=r"the values of last_page_len changed since "
-                             r"GDNPagedPrefillSlots\(.*\) were first used "
+                             r"GDNPagedPrefillSlots\(.*\) were made "
                              r"\(\[%d, %d\] then, \[%d, %d\] now\)" % (*then, *now)):
         run_layer(kernel, layers[1], tables, slots)
     assert layers[1]["state_pool"].tobytes() == before.tobytes()
@@ -191,4 +191,54 @@ def test_pool_call_with_slots():
                    if cu[s + 1] > cu[s]}
         problems.assert_pages(call["state_pool"], before, ref_pool, written,
                               TOL, context)
+    assert len(kernel._plans) == 1
+
+
+def test_checked_slots_refuse_a_table_changed_before_the_first_call():
+    rng, _ = problems.seeded()
+    tables, layers = problems.paged_step(rng, [150, 64], [30, 0], 1)
+    slots = slots_for(tables)
+    tables["last_page_len"][0] -= 1
+    before = layers[0]["state_pool"].copy()
+    with pytest.raises(gdn.GDNValueError, match=r"the values of last_page_len "
+                       r"changed since GDNPagedPrefillSlots\(.*\) were made"):
+        run_layer(gdn.compile(schedule="fused"), layers[0], tables, slots)
+    assert layers[0]["state_pool"].tobytes() == before.tobytes()
+
+
+def test_unchecked_calls_read_the_tables_as_the_slots_were_made():
+    """Slots copy the tables when they are made; the calls read the copy."""
+    rng, seed = problems.seeded()
+    tables, layers = problems.paged_step(rng, [150, 64], [30, 0], 1)
+    made = {n: (t.copy() if isinstance(t, np.ndarray) else t) for n, t in tables.items()}
+    slots = slots_for(tables)
+    tables["last_page_len"][0] -= 1          # after the slots: not seen
+    before = layers[0]["state_pool"].copy()
+    o = run_layer(gdn.compile(schedule="fused", checked=False), layers[0], tables, slots)
+    check_layer(layers[0], made, before, o, "seed %d" % seed)
+
+
+def test_threads_sharing_a_kernel_and_a_layout():
+    """Calls of one layout from several threads each get their own
+    tensors' results (a plan runs one call at a time)."""
+    import threading
+    rng, seed = problems.seeded()
+    tables, layers = problems.paged_step(rng, [70, 30], [10, 0], 8)
+    kernel = gdn.compile(schedule="fused")
+    befores = [layer["state_pool"].copy() for layer in layers]
+    outputs, errors = [None] * len(layers), []
+
+    def work(i):
+        try:
+            outputs[i] = run_layer(kernel, layers[i], tables)
+        except Exception as e:          # reported below, with the layer
+            errors.append((i, e))
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(layers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for i, (layer, before, o) in enumerate(zip(layers, befores, outputs)):
+        check_layer(layer, tables, before, o, "seed %d layer %d" % (seed, i))
     assert len(kernel._plans) == 1
