@@ -227,7 +227,7 @@ def GDNGPUStageOperandsEarly : Pass<"gdn-gpu-stage-operands-early", "::mlir::Mod
   let options = [
     Option<"mmaPrecision", "mma-precision", "std::string",
            /*default=*/"::mlir::gdn::kDefaultMma",
-           "tensor-core operand precision: bf16 (2-byte staged elements) or tf32 (4)">,
+           "tensor-core operand precision: auto (f16 when the kernels read f16 tensors, else bf16), bf16 or f16 (2-byte staged elements), or tf32 (4)">,
     Option<"sharedBudget", "shared-budget", "int64_t", /*default=*/"232448",
            "bytes of shared memory a block may use (H100 / H200: 227 KiB)">
   ];
@@ -305,7 +305,7 @@ def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
   let options = [
     Option<"mmaPrecision", "mma-precision", "std::string",
            /*default=*/"::mlir::gdn::kDefaultMma",
-           "tensor-core operand precision: bf16 (k16) or tf32 (fp32 operands, k8)">
+           "tensor-core operand precision: auto (f16 when the kernels read f16 tensors, else bf16), bf16 or f16 (k16), or tf32 (fp32 operands, k8)">
   ];
   let dependentDialects = ["::mlir::gdn_gpu::GDNGPUDialect",
                            "::mlir::arith::ArithDialect",

@@ -34,12 +34,14 @@ def GDN_StateLoadOp : GDN_Op<"state_load"> {
   let summary = "read one head's fp32 [V, K] state (or a block of its rows) from a pool page";
   let description = [{
     Reads `pool[page, head, :, :]` of a `[P, HV, V, K]` fp32 pool as a tile.
-    V and K are each 64 or 128.
+    The tile's dimensions are multiples of 64 that cover V and K: where the
+    pool's V or K is not such a multiple, the tile pads it, and the padding
+    reads as zero (a head size of 100 in a 128-wide tile).
 
     With a third index `row`, the tile is the block of state rows
-    `pool[page, head, row : row + Vb, :]`, where Vb (the tile's first
-    dimension) divides the pool's V: a kernel whose programs each own a
-    block of a head's value rows (a V-split) reads its block this way.
+    `pool[page, head, row : row + Vb, :]` (Vb the tile's first dimension):
+    a kernel whose programs each own a block of a head's value rows (a
+    V-split) reads its block this way. Rows past the pool's V are padding.
 
     ```mlir
     %m = gdn.state_load %pool[%pid, %hv]
@@ -62,7 +64,7 @@ def GDN_StateStoreOp : GDN_Op<"state_store"> {
   let description = [{
     Writes `value` to `pool[page, head, :, :]` (with `row`: to rows
     `row : row + Vb`); the inverse of `gdn.state_load`, with the same shape
-    rules.
+    rules. Padding (elements past the pool's V or K) is not written.
 
     ```mlir
     gdn.state_store %m, %pool[%pid, %hv]

@@ -34,6 +34,11 @@ def GDN_TileLoadOp : GDN_Op<"tile_load", [AttrSizedOperandSegments]> {
     c * e(dims[1])]`. When `rows` is given, tile rows `r >= rows` are not read
     and hold zero: a ragged last chunk.
 
+    Where a memref dimension is static and not a multiple of the size of the
+    tile dimension walking it, elements whose index reaches past it are
+    padding: they are not read and hold zero (as Triton's masked loads with
+    power-of-two blocks). A head size of 100 loads as a 128-wide tile.
+
     ```mlir
     // 64 tokens of head %h of q[T, H, K], starting at token %t0.
     %q = gdn.tile_load %qm[%t0, %h, %c0] dims [0, 2] rows %n
@@ -56,7 +61,9 @@ def GDN_TileStoreOp : GDN_Op<"tile_store", [AttrSizedOperandSegments]> {
   let summary = "store a tile into a memref, skipping rows past a row count";
   let description = [{
     The inverse of `gdn.tile_load`: writes `value` into `dest` at `indices`
-    along `dims`. When `rows` is given, tile rows `r >= rows` are not written.
+    along `dims`. When `rows` is given, tile rows `r >= rows` are not written;
+    nor is padding (elements past a static memref dimension that is not a
+    multiple of the tile's size along it).
 
     ```mlir
     gdn.tile_store %o, %om[%t0, %hv, %c0] dims [0, 2] rows %n
@@ -82,7 +89,8 @@ def GDN_TilePrefetchOp : GDN_Op<"tile_prefetch", [AttrSizedOperandSegments]> {
     of `shape` at `indices` along `dims` (the same corner and dims as a
     `gdn.tile_load` of that shape) to be brought into the L2 cache, and goes
     on without waiting. Rows at or past `rows` (when given) are not asked
-    for. Nothing is read into registers and nothing changes in memory;
+    for, nor is padding (as `gdn.tile_load`). Nothing is read into
+    registers and nothing changes in memory;
     `gdn-gpu-prefetch-next-chunk` places these for the next chunk's loads.
     The source is global memory (no memory space); the lowering needs the
     kernel's one-dimensional block size (`known_block_size`).

@@ -18,9 +18,10 @@
 // schedule's business (gdn-schedule, docs/Schedules.md), not this file's.
 //
 // Shape parameters are the type aliases below: K = V = 128, bf16 inputs.
-// gdn-run re-binds them (K, V in {64, 128}; bf16 or f16; the V of the tiles
-// to the schedule's v-block) before compiling; the rest of the file never
-// spells a head size.
+// gdn-run re-binds them (memrefs to the head sizes K <= 256, V <= 512; tiles
+// to those sizes padded to a multiple of 64, whose padding loads read as
+// zero and stores skip; bf16 or f16; the V of the tiles to the schedule's
+// v-block) before compiling; the rest of the file never spells a head size.
 
 !qk_mem   = memref<?x?x128xbf16>      // q, k: [T, H, K]
 !v_mem    = memref<?x?x128xbf16>      // v, o: [T, HV, V]
@@ -152,15 +153,16 @@ func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
 }
 
 // Program x of the grid: value head hv and the first state row v0 of its
-// block. Each head's V rows are spread over V / Vb programs, Vb the !state
-// tile's row count; with Vb = V this is (program_id 0, 0).
+// block. Each head's V rows are spread over ceil(V / Vb) programs, Vb the
+// !state tile's row count (V padded to the tile in the last block); with
+// Vb >= V this is (program_id 0, 0).
 func.func private @head_and_rows(%x: index, %vm: !v_mem) -> (index, index) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   %V = memref.dim %vm, %c2 : !v_mem
   %rows = tensor.empty() : !state
   %Vb = tensor.dim %rows, %c0 : !state
-  %blocks = arith.divui %V, %Vb : index
+  %blocks = arith.ceildivui %V, %Vb : index
   %hv = arith.divui %x, %blocks : index
   %blk = arith.remui %x, %blocks : index
   %v0 = arith.muli %blk, %Vb : index

@@ -160,11 +160,13 @@ gdn_status gdn_cached_artifact(gdn_context *context, int64_t K, int64_t V,
       return capi::fail(Status::typeError("dtype '" + io +
                                           "'; expected bf16 or f16"),
                         GDN_ERROR_TYPE);
-    for (auto [name, d] : {std::pair{"K", K}, std::pair{"V", V}})
-      if (d != 64 && d != 128)
+    for (auto [name, d, max] : {std::tuple{"K", K, KernelShape::kMaxK},
+                                std::tuple{"V", V, KernelShape::kMaxV}})
+      if (d < 1 || d > max)
         return capi::fail(Status::error(std::string("head size ") + name +
                                         " = " + std::to_string(d) +
-                                        ": expected 64 or 128"));
+                                        ": expected 1 to " +
+                                        std::to_string(max)));
     if (context->schedule.isAuto)
       return capi::fail(Status::error(
           "gdn_cached_artifact: schedule 'auto' picks per call among several "

@@ -14,6 +14,8 @@
 #include "gdn/Driver/Launch.h"
 #include "gdn/Driver/Problem.h"
 
+#include <filesystem>
+
 #ifdef GDN_HAVE_CUDA_RUNNER
 #include "gdn/Runtime/CudaRunner.h"
 #endif
@@ -137,6 +139,16 @@ Status deviceKernel(gdn_context &context, const Problem &problem, int device,
       return s;
   } else {
     dir = located->dir;
+    std::error_code ec;
+    if (!std::filesystem::exists(dir + "/manifest.json", ec))
+      return Status::error(
+          "no artifacts for K=" + std::to_string(shape.K) +
+          " V=" + std::to_string(shape.V) + " " + dtypeName(shape.io) +
+          " in '" + context.artifactsDir + "' (looked for '" + dir +
+          "'); make them with `gdn-run --emit artifact --head-dim-k " +
+          std::to_string(shape.K) + " --head-dim-v " +
+          std::to_string(shape.V) + " --dtype " +
+          (shape.io == DType::F16 ? "f16" : "bf16") + " -o " + dir + "`");
   }
   if (Status s = loadArtifact(context, dir, device, shape, kernel); !s.ok())
     return s;

@@ -26,12 +26,15 @@ Status gdn::resolveKernelShape(const CompileOptions &options,
                                KernelShape &shape) {
   shape = options.shape;
   const mlir::gdn::ScheduleOptions &schedule = options.schedule;
-  if (schedule.vBlock && shape.V % schedule.vBlock != 0)
-    return Status::error("schedule '" + schedule.name + "': v-block=" +
-                         std::to_string(schedule.vBlock) +
-                         " does not divide the value head size V=" +
-                         std::to_string(shape.V));
-  shape.vBlock = schedule.vBlock == shape.V ? 0 : schedule.vBlock;
+  if (schedule.vBlock && shape.tileV() % schedule.vBlock != 0)
+    return Status::error(
+        "schedule '" + schedule.name + "': v-block=" +
+        std::to_string(schedule.vBlock) +
+        " does not divide the value head size V=" + std::to_string(shape.V) +
+        (shape.tileV() == shape.V
+             ? std::string()
+             : " (tiles of " + std::to_string(shape.tileV()) + ")"));
+  shape.vBlock = schedule.vBlock == shape.tileV() ? 0 : schedule.vBlock;
   return Status::success();
 }
 
@@ -85,7 +88,9 @@ Status gdn::scheduleKernel(const CompileOptions &options,
   const int64_t vBlock = options.schedule.vBlock;
   for (auto &[entry, plan] : plans)
     plan.programsPerHead =
-        vBlock && vBlock < options.shape.V ? options.shape.V / vBlock : 1;
+        vBlock && vBlock < options.shape.tileV()
+            ? options.shape.tileV() / vBlock
+            : 1;
   return Status::success();
 }
 

@@ -21,19 +21,21 @@ static std::string mlirElementType(DType dtype) {
 std::string gdn::specializeKernelSource(const std::string &source,
                                         const KernelShape &shape) {
   const std::string io = mlirElementType(shape.io);
+  // Memrefs have the head sizes; tiles have them padded to the MMA tile.
   const std::string k = std::to_string(shape.K), v = std::to_string(shape.V);
+  const std::string kt = std::to_string(shape.tileK());
   // Tiles of V rows hold one program's block of them (a V-split).
   const std::string vt = std::to_string(shape.vTile());
   const std::map<std::string, std::string> aliases = {
       {"qk_mem", "memref<?x?x" + k + "x" + io + ">"},
       {"v_mem", "memref<?x?x" + v + "x" + io + ">"},
       {"pool_mem", "memref<?x?x" + v + "x" + k + "xf32>"},
-      {"qk_in", "tensor<64x" + k + "x" + io + ">"},
+      {"qk_in", "tensor<64x" + kt + "x" + io + ">"},
       {"v_in", "tensor<64x" + vt + "x" + io + ">"},
-      {"qk_tile", "tensor<64x" + k + "xf32>"},
+      {"qk_tile", "tensor<64x" + kt + "xf32>"},
       {"v_tile", "tensor<64x" + vt + "xf32>"},
-      {"state", "tensor<" + vt + "x" + k + "xf32>"},
-      {"kk", "tensor<" + k + "x" + k + "xf32>"},
+      {"state", "tensor<" + vt + "x" + kt + "xf32>"},
+      {"kk", "tensor<" + kt + "x" + kt + "xf32>"},
   };
   std::istringstream in(source);
   std::string out, line;

@@ -65,3 +65,38 @@ Value gdn::emitPageLookup(OpBuilder &b, Location loc, Value pageIndices,
   Value pos = arith::AddIOp::create(b, loc, start, page);
   return asIndex(memref::LoadOp::create(b, loc, pageIndices, ValueRange{pos}));
 }
+
+SmallVector<std::optional<int64_t>>
+mlir::gdn::tilePadding(MemRefType memref, ArrayRef<int64_t> tileShape,
+                       ArrayRef<int64_t> dims) {
+  SmallVector<std::optional<int64_t>> out;
+  for (auto [size, d] : llvm::zip(tileShape, dims)) {
+    int64_t extent = memref.getDimSize(d);
+    if (ShapedType::isDynamic(extent) || extent % size == 0)
+      out.push_back(std::nullopt);
+    else
+      out.push_back(extent);
+  }
+  return out;
+}
+
+bool mlir::gdn::hasTilePadding(MemRefType memref, ArrayRef<int64_t> tileShape,
+                               ArrayRef<int64_t> dims) {
+  return llvm::any_of(tilePadding(memref, tileShape, dims),
+                      [](std::optional<int64_t> e) { return e.has_value(); });
+}
+
+Value mlir::gdn::emitInsidePadding(OpBuilder &b, Location loc,
+                                   ArrayRef<std::optional<int64_t>> padding,
+                                   ArrayRef<int64_t> dims, ValueRange indices) {
+  Value inside;
+  for (auto [extent, d] : llvm::zip(padding, dims)) {
+    if (!extent)
+      continue;
+    Value bound = arith::ConstantIndexOp::create(b, loc, *extent);
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     indices[d], bound);
+    inside = inside ? arith::AndIOp::create(b, loc, inside, in).getResult() : in;
+  }
+  return inside ? inside : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
+}

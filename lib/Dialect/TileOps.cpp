@@ -9,7 +9,8 @@ using namespace mlir::gdn;
 
 // Shared rules of gdn.tile_load / tile_store / tile_prefetch: one index per memref
 // dimension, one memref dimension per tile dimension (distinct, in range),
-// equal element types, and a tile that fits where the memref is static.
+// and equal element types. A tile may reach past a static memref dimension:
+// those elements are padding (zero when loaded, not stored).
 static LogicalResult verifyTileAccess(Operation *op, MemRefType memref,
                                       RankedTensorType tile,
                                       size_t numIndices,
@@ -31,11 +32,6 @@ static LogicalResult verifyTileAccess(Operation *op, MemRefType memref,
     if (!seen.insert(d).second)
       return op->emitOpError() << "dims names memref dimension " << d
                                << " twice";
-    int64_t extent = memref.getDimSize(d);
-    if (!ShapedType::isDynamic(extent) && tile.getDimSize(i) > extent)
-      return op->emitOpError()
-             << "tile dimension " << i << " (" << tile.getDimSize(i)
-             << ") exceeds memref dimension " << d << " (" << extent << ")";
   }
   if (tile.getElementType() != memref.getElementType())
     return op->emitOpError() << "tile element type " << tile.getElementType()

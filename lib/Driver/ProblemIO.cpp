@@ -5,6 +5,7 @@
 #include "gdn/Reference/Gates.h"
 #include "gdn/Reference/PageTable.h"
 #include "gdn/Reference/PoolTable.h"
+#include "gdn/Runtime/KernelArgs.h"
 
 #include <algorithm>
 #include <climits>
@@ -126,11 +127,14 @@ Status run::validateProblem(Problem &p) {
                          " value heads, not a positive multiple of H=" +
                          std::to_string(d.H) + " (q " + q.describe() + ")");
   d.G = HV / d.H;
-  for (auto [name, size] : {std::pair{"K", d.K}, std::pair{"V", d.V}})
-    if (size != 64 && size != 128)
+  for (auto [name, size, max] :
+       {std::tuple{"K", d.K, KernelShape::kMaxK},
+        std::tuple{"V", d.V, KernelShape::kMaxV}})
+    if (size < 1 || size > max)
       return Status::error(std::string("head size ") + name + " = " +
                            std::to_string(size) + " (q " + q.describe() +
-                           ", v " + v.describe() + "): expected 64 or 128");
+                           ", v " + v.describe() + "): expected 1 to " +
+                           std::to_string(max));
   if (Status s = expectShape("k", t["k"], q.shape); !s.ok())
     return s;
   for (const char *name : {"k", "v"})

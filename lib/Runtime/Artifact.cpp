@@ -234,13 +234,14 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
   if (!getStr(m, "ptx", ptxName))
     return missing("ptx", "a file name");
   // Format 1 (before the V-split) has no v_block: the whole V.
-  int64_t vBlock = a.shape.V;
+  int64_t vBlock = a.shape.tileV();
   if (m["shape"].contains("v_block") && !getInt(m["shape"], "v_block", vBlock))
     return missing("shape.v_block", "an integer");
-  if (vBlock <= 0 || a.shape.V % vBlock != 0)
+  if (vBlock <= 0 || a.shape.tileV() % vBlock != 0)
     return bad("shape.v_block " + std::to_string(vBlock) +
-               " does not divide V " + std::to_string(a.shape.V));
-  a.shape.vBlock = vBlock == a.shape.V ? 0 : vBlock;
+               " does not divide V " + std::to_string(a.shape.V) +
+               " padded to its tile (" + std::to_string(a.shape.tileV()) + ")");
+  a.shape.vBlock = vBlock == a.shape.tileV() ? 0 : vBlock;
   getStr(m, "source", a.source);
   if (!m.contains("kernels") || !m["kernels"].is_object())
     return missing("kernels", "an object");

@@ -84,25 +84,43 @@ SmallVector<Value> tileIndices(OpBuilder &b, Location loc, ValueRange base,
   return idx;
 }
 
+/// Whether tile element `ivs` at memref `indices` is stored or read: its row
+/// is below `rows` (when given) and it is not padding. Null when every
+/// element is.
+Value elementInside(OpBuilder &b, Location loc,
+                    ArrayRef<std::optional<int64_t>> padding,
+                    ArrayRef<int64_t> dims, ValueRange ivs, ValueRange indices,
+                    Value rows) {
+  Value inside;
+  if (rows)
+    inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ivs[0],
+                                   rows);
+  if (llvm::any_of(padding, [](auto e) { return e.has_value(); })) {
+    Value in = emitInsidePadding(b, loc, padding, dims, indices);
+    inside = inside ? arith::AndIOp::create(b, loc, inside, in).getResult() : in;
+  }
+  return inside;
+}
+
 /// A tile read element by element from a memref; rows at and past `rows`
-/// (when given) are zero and are not read.
+/// (when given) and padding are zero and are not read.
 Value loadTile(OpBuilder &b, Location loc, RankedTensorType type, Value memref,
                ValueRange base, ArrayRef<int64_t> dims, Value rows) {
+  auto padding = tilePadding(cast<MemRefType>(memref.getType()),
+                             type.getShape(), dims);
   auto gen = tensor::GenerateOp::create(
       b, loc, type, ValueRange{},
       [&](OpBuilder &nb, Location nloc, ValueRange ivs) {
-        auto read = [&](OpBuilder &bb, Location l) -> Value {
-          return memref::LoadOp::create(
-              bb, l, memref, tileIndices(bb, l, base, dims, ivs));
-        };
+        SmallVector<Value> idx = tileIndices(nb, nloc, base, dims, ivs);
+        Value inside = elementInside(nb, nloc, padding, dims, ivs, idx, rows);
         Value v;
-        if (rows) {
-          Value inside = arith::CmpIOp::create(
-              nb, nloc, arith::CmpIPredicate::ult, ivs[0], rows);
+        if (inside) {
           auto ifOp = scf::IfOp::create(
               nb, nloc, inside,
               [&](OpBuilder &bb, Location l) {
-                scf::YieldOp::create(bb, l, read(bb, l));
+                scf::YieldOp::create(bb, l,
+                                     memref::LoadOp::create(bb, l, memref, idx)
+                                         .getResult());
               },
               [&](OpBuilder &bb, Location l) {
                 Value zero = arith::ConstantOp::create(
@@ -111,18 +129,21 @@ Value loadTile(OpBuilder &b, Location loc, RankedTensorType type, Value memref,
               });
           v = ifOp.getResult(0);
         } else {
-          v = read(nb, nloc);
+          v = memref::LoadOp::create(nb, nloc, memref, idx);
         }
         tensor::YieldOp::create(nb, nloc, v);
       });
   return gen.getResult();
 }
 
-/// Stores rows [0, rows) of a tile into a memref: an scf.forall of element
-/// stores, parallel by construction (threads on the GPU, loops on the CPU).
+/// Stores rows [0, rows) of a tile, padding left out, into a memref: an
+/// scf.forall of element stores, parallel by construction (threads on the
+/// GPU, loops on the CPU).
 void storeTile(OpBuilder &b, Location loc, Value tile, Value memref,
                ValueRange base, ArrayRef<int64_t> dims, Value rows) {
   auto type = cast<RankedTensorType>(tile.getType());
+  auto padding = tilePadding(cast<MemRefType>(memref.getType()),
+                             type.getShape(), dims);
   SmallVector<OpFoldResult> upper{rows ? OpFoldResult(rows)
                                        : b.getIndexAttr(type.getDimSize(0))};
   if (type.getRank() == 2)
@@ -130,9 +151,21 @@ void storeTile(OpBuilder &b, Location loc, Value tile, Value memref,
   scf::ForallOp::create(
       b, loc, upper, ValueRange{}, std::nullopt,
       [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        Value v = tensor::ExtractOp::create(nb, nl, tile, ivs);
-        memref::StoreOp::create(nb, nl, v, memref,
-                                tileIndices(nb, nl, base, dims, ivs));
+        SmallVector<Value> idx = tileIndices(nb, nl, base, dims, ivs);
+        // Rows are bounded by the loop; padding by a guard.
+        Value inside =
+            elementInside(nb, nl, padding, dims, ivs, idx, /*rows=*/Value());
+        auto store = [&](OpBuilder &at) {
+          Value v = tensor::ExtractOp::create(at, nl, tile, ivs);
+          memref::StoreOp::create(at, nl, v, memref, idx);
+        };
+        if (inside) {
+          auto guard = scf::IfOp::create(nb, nl, inside, /*withElse=*/false);
+          OpBuilder at = OpBuilder::atBlockBegin(guard.thenBlock());
+          store(at);
+        } else {
+          store(nb);
+        }
         scf::InParallelOp::create(nb, nl);
       });
 }

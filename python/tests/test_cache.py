@@ -39,8 +39,10 @@ def test_refusals(tmp_path):
     kernel = gdn.compile(schedule="fused", cache_dir=tmp_path)
     with pytest.raises(TypeError, match="dtype 'f32'; expected bf16 or f16"):
         kernel.cached_artifact(64, 64, "f32")
-    with pytest.raises(ValueError, match="head size K = 96"):
-        kernel.cached_artifact(96, 64)
+    with pytest.raises(ValueError, match="head size K = 257: expected 1 to 256"):
+        kernel.cached_artifact(257, 64)
+    with pytest.raises(ValueError, match="head size V = 0: expected 1 to 512"):
+        kernel.cached_artifact(64, 0)
     with pytest.raises(ValueError, match="schedule 'auto' picks per call"):
         gdn.compile(schedule="auto", cache_dir=tmp_path).cached_artifact(64, 64)
     assert os.listdir(tmp_path) == []

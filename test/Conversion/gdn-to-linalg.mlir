@@ -31,6 +31,42 @@ func.func @tile_store_masked(%v: tensor<64x128xf32>, %m: memref<?x?x128xf32>, %t
 
 // -----
 
+// A head size of 100 in a 128-wide tile: columns from 100 on are padding,
+// read as zero (beside the ragged rows) and never stored.
+// CHECK-LABEL: func @tile_padded
+// CHECK-SAME: %[[N:[a-z0-9]+]]: index)
+// CHECK: tensor.generate
+// CHECK: %[[ROW:.*]] = arith.cmpi ult, %{{.*}}, %[[N]]
+// CHECK: %[[COL:.*]] = arith.cmpi ult, %{{.*}}, %c100
+// CHECK: %[[IN:.*]] = arith.andi %[[ROW]], %[[COL]]
+// CHECK: scf.if %[[IN]]
+// CHECK: memref.load
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (%[[N]], 128)
+// CHECK: %[[SIN:.*]] = arith.cmpi ult, %{{.*}}, %c100
+// CHECK: scf.if %[[SIN]]
+// CHECK: memref.store
+func.func @tile_padded(%m: memref<?x?x100xbf16>, %t: index, %h: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %r = gdn.tile_load %m[%t, %h, %c0] dims [0, 2] rows %n : memref<?x?x100xbf16> -> tensor<64x128xbf16>
+  gdn.tile_store %r, %m[%t, %h, %c0] dims [0, 2] rows %n : tensor<64x128xbf16>, memref<?x?x100xbf16>
+  return
+}
+
+// -----
+
+// A tile that divides its memref dimension has no padding to check.
+// CHECK-LABEL: func @tile_divides
+// CHECK-NOT: arith.cmpi
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @tile_divides(%m: memref<?x?x128x256xf32>, %p: index, %h: index, %r: index) -> tensor<64x128xf32> {
+  %t = gdn.state_load %m[%p, %h, %r] : memref<?x?x128x256xf32> -> tensor<64x256xf32>
+  %x = tensor.extract_slice %t[0, 0] [64, 128] [1, 1] : tensor<64x256xf32> to tensor<64x128xf32>
+  return %x : tensor<64x128xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @mask_rows
 // CHECK: linalg.generic
 // CHECK: linalg.index 0

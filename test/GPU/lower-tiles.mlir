@@ -3,7 +3,7 @@
 // RUN: not gdn-opt %s -split-input-file --gdn-gpu-lower-tiles=mma-precision=fp8 2>&1 | FileCheck %s --check-prefix=BADPREC
 // RUN: gdn-opt %S/Inputs/wy-tiles.mlir --gdn-gpu-lower-tiles=mma-precision=bf16 | FileCheck %s --check-prefix=WY
 
-// BADPREC: gdn-gpu-lower-tiles: mma-precision must be bf16 or tf32, got 'fp8'
+// BADPREC: gdn-gpu-lower-tiles: mma-precision must be auto, bf16, f16 or tf32, got 'fp8'
 
 #mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 64>
 #blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
@@ -147,6 +147,33 @@ gpu.module @k {
     %c0 = arith.constant 0 : index
     %t = gdn.tile_load %m[%c0, %c0] dims [0, 1] rows %n : memref<64x64xf32> -> tensor<64x64xf32, #blocked>
     gdn.tile_store %t, %o[%c0, %c0] dims [0, 1] rows %n : tensor<64x64xf32, #blocked>, memref<64x64xf32>
+    gpu.return
+  }
+}
+}
+
+// -----
+
+#blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // Padding: a head size of 36 in a 64-wide tile. Runs of four columns
+  // divide 36, so each 16-byte access is wholly inside or wholly padding:
+  // a load past column 36 reads column 0 and selects zero, a store there
+  // is skipped.
+  // CHECK-LABEL: gpu.func @padded
+  // CHECK: arith.cmpi ult, %{{.*}}, %c36{{.*}} : index
+  // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x36xf32>, vector<4xf32>
+  // CHECK-NEXT: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+  // CHECK: vector.from_elements {{.*}} : vector<32xf32>
+  // CHECK: arith.cmpi ult, %{{.*}}, %c36{{.*}} : index
+  // CHECK: scf.if
+  // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<?x36xf32>, vector<4xf32>
+  // CHECK-NOT: memref.store
+  gpu.func @padded(%m: memref<?x36xf32>, %o: memref<?x36xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %t = gdn.tile_load %m[%c0, %c0] dims [0, 1] : memref<?x36xf32> -> tensor<64x64xf32, #blocked>
+    gdn.tile_store %t, %o[%c0, %c0] dims [0, 1] : tensor<64x64xf32, #blocked>, memref<?x36xf32>
     gpu.return
   }
 }

@@ -25,4 +25,4 @@
 // RUN: not gdn-opt %kernels/gdn_chunked.mlir --gdn-gpu-pipeline=warpgroups=3 2>&1 | FileCheck %s --check-prefix=BADWG
 // BADWG: gdn-gpu-pipeline: warpgroups per block must be 1 or 2, got 3
 // RUN: not gdn-opt %kernels/gdn_chunked.mlir --gdn-gpu-pipeline=mma-precision=fp8 2>&1 | FileCheck %s --check-prefix=BADMMA
-// BADMMA: gdn-gpu-pipeline: tensor-core precision (mma) must be bf16 or tf32, got 'fp8'
+// BADMMA: gdn-gpu-pipeline: tensor-core precision (mma) must be auto, bf16, f16 or tf32, got 'fp8'

@@ -2,7 +2,7 @@
 // RUN: gdn-opt %s --gdn-gpu-stage-operands-early="mma-precision=bf16 shared-budget=0" | FileCheck %s --check-prefix=BUDGET
 // RUN: not gdn-opt %s --gdn-gpu-stage-operands-early=mma-precision=fp8 2>&1 | FileCheck %s --check-prefix=BADPREC
 
-// BADPREC: gdn-gpu-stage-operands-early: mma-precision must be bf16 or tf32, got 'fp8'
+// BADPREC: gdn-gpu-stage-operands-early: mma-precision must be auto, bf16, f16 or tf32, got 'fp8'
 
 #mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 1], instrN = 64>
 #blocked = #gdn_gpu.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>

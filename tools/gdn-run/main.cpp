@@ -156,9 +156,11 @@ std::optional<int> parseCommandLine(int argc, char **argv, Options &o) {
                  "in DIR (or DIR/k<K>_v<V>_<dtype>) instead of compiling");
   app.add_option("--chip", o.gpu.chip, "cuda: target architecture")
       ->capture_default_str();
-  app.add_option("--mma", o.gpu.mma, "cuda: tensor-core operand precision, "
-                 "bf16 or tf32 (fp32 accumulation either way)")
-      ->check(CLI::IsMember({"tf32", "bf16"}))->capture_default_str();
+  app.add_option("--mma", o.gpu.mma, "cuda: tensor-core operand precision: "
+                 "auto (f16 for f16 inputs, else bf16), bf16, f16 or tf32 "
+                 "(fp32 accumulation either way)")
+      ->check(CLI::IsMember({"auto", "bf16", "f16", "tf32"}))
+      ->capture_default_str();
   app.add_option("--warpgroups", o.gpu.warpgroups,
                  "cuda: warpgroups per block, 1 or 2 (2 splits every "
                  "matmul's N between them: half the registers per thread)")

@@ -112,12 +112,13 @@ const Case kCases[] = {
     {"k of another shape", Interface::Paged,
      [](Problem &p) { p.tensors["k"] = HostTensor::zeros(DType::BF16, {90, 1, 32}); },
      "k"},
-    {"head size 96", Interface::Paged,
+    {"head size 257", Interface::Paged,
      [](Problem &p) {
-       p.tensors["q"] = HostTensor::zeros(DType::BF16, {90, 1, 96});
-       p.tensors["k"] = HostTensor::zeros(DType::BF16, {90, 1, 96});
+       p.tensors["q"] = HostTensor::zeros(DType::BF16, {90, 1, 257});
+       p.tensors["k"] = HostTensor::zeros(DType::BF16, {90, 1, 257});
      },
-     "head size K = 96"},
+     "head size K = 257 (q BF16[90, 1, 257], v BF16[90, 2, 64]): expected 1 "
+     "to 256"},
     {"HV not a multiple of H", Interface::Paged,
      [](Problem &p) {
        p.tensors["q"] = HostTensor::zeros(DType::BF16, {90, 3, 64});

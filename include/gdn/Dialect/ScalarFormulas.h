@@ -2,8 +2,9 @@
 //
 // The scalar bodies of gdn.gate, gdn.sigmoid, gdn.l2norm's scale and
 // gdn.page_lookup, shared by every back end (the CPU's linalg bodies and the
-// GPU's per-register code), so the numerics (clamps, overflow-safe forms)
-// and the page-table walk are written once.
+// GPU's per-register code), so the numerics (clamps, overflow-safe forms),
+// the page-table walk and the padding rule of tile loads and stores are
+// written once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #include "gdn/Dialect/GDNDialect.h"
 
 #include "mlir/IR/Builders.h"
+
+#include <optional>
 
 namespace mlir::gdn {
 /// log decay g of one input x of a gate in `domain`. For raw gates,
@@ -29,6 +32,22 @@ Value emitInverseNorm(OpBuilder &b, Location loc, Value sumOfSquares, double eps
 /// page_indices[page_indptr[seq] + page], as an index.
 Value emitPageLookup(OpBuilder &b, Location loc, Value pageIndices,
                      Value pageIndptr, Value seq, Value page);
+/// For each dimension of a tile of `tileShape` walking memref dimensions
+/// `dims`: the memref's static extent where the tile pads it (the extent is
+/// not a multiple of the tile's size along it), else nullopt. Padding
+/// elements, whose memref index reaches the extent, are zero when loaded
+/// and are not stored.
+SmallVector<std::optional<int64_t>> tilePadding(MemRefType memref,
+                                                ArrayRef<int64_t> tileShape,
+                                                ArrayRef<int64_t> dims);
+/// Whether a tile access of `tileShape` along `dims` has padding.
+bool hasTilePadding(MemRefType memref, ArrayRef<int64_t> tileShape,
+                    ArrayRef<int64_t> dims);
+/// i1: whether every padded dimension's memref index in `indices` is inside
+/// its extent (true when nothing is padded).
+Value emitInsidePadding(OpBuilder &b, Location loc,
+                        ArrayRef<std::optional<int64_t>> padding,
+                        ArrayRef<int64_t> dims, ValueRange indices);
 } // namespace mlir::gdn
 
 #endif // GDN_DIALECT_SCALARFORMULAS_H

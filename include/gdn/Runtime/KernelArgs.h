@@ -84,9 +84,20 @@ struct KernelShape {
   // head's V rows are spread over V / vBlock programs. 0: the whole V.
   int64_t vBlock = 0;
 
-  int64_t vTile() const { return vBlock ? vBlock : V; }
+  /// Tiles hold head sizes rounded up to the MMA tile (kHeadTile): loads
+  /// zero-fill the padding and stores skip it, so any K, V runs one kernel.
+  static constexpr int64_t kHeadTile = 64;
+  /// The largest head sizes (FLA's: K up to 256; its layer's default
+  /// expand_v = 2 gives V = 512).
+  static constexpr int64_t kMaxK = 256, kMaxV = 512;
+  static int64_t padded(int64_t size) {
+    return (size + kHeadTile - 1) / kHeadTile * kHeadTile;
+  }
+  int64_t tileK() const { return padded(K); }
+  int64_t tileV() const { return padded(V); }
+  int64_t vTile() const { return vBlock ? vBlock : tileV(); }
   /// Programs per value head on the grid's x axis.
-  int64_t programsPerHead() const { return V / vTile(); }
+  int64_t programsPerHead() const { return tileV() / vTile(); }
 };
 
 /// A launch grid of up to three axes (program ids 0, 1, 2).

@@ -18,7 +18,9 @@ namespace mlir::gdn {
 
 /// Defaults, also spelled out for the pass options of Passes.td.
 inline constexpr const char *kDefaultChip = "sm_90a";
-inline constexpr const char *kDefaultMma = "bf16";
+/// "auto": the inputs' 16-bit type (f16 when the kernels read f16 tensors,
+/// else bf16), so fp16 inputs keep fp16 precision in the tensor cores.
+inline constexpr const char *kDefaultMma = "auto";
 inline constexpr int64_t kDefaultWarpgroups = 2;
 /// Threads of one warpgroup: kernels have one or two per block.
 inline constexpr int64_t kWarpgroupThreads = 128;
@@ -26,7 +28,8 @@ inline constexpr int64_t kWarpgroupThreads = 128;
 struct GPUCodegenOptions {
   /// Target architecture: wgmma needs sm_90a.
   std::string chip = kDefaultChip;
-  /// Tensor-core operand precision, bf16 or tf32 (fp32 accumulation).
+  /// Tensor-core operand precision: auto, bf16, f16 or tf32 (fp32
+  /// accumulation either way).
   std::string mma = kDefaultMma;
   /// Warpgroups per block, 1 or 2. With 2, every matmul's N is split between
   /// them: half the registers per thread and twice the warps.
@@ -50,9 +53,9 @@ struct GPUCodegenOptions {
 
   /// Empty when the options are valid, else a message naming the option.
   std::string invalidReason() const {
-    if (mma != "bf16" && mma != "tf32")
-      return "tensor-core precision (mma) must be bf16 or tf32, got '" + mma +
-             "'";
+    if (mma != "auto" && mma != "bf16" && mma != "f16" && mma != "tf32")
+      return "tensor-core precision (mma) must be auto, bf16, f16 or tf32, "
+             "got '" + mma + "'";
     if (warpgroups != 1 && warpgroups != 2)
       return "warpgroups per block must be 1 or 2, got " +
              std::to_string(warpgroups);

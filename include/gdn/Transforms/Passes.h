@@ -65,7 +65,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(kDefaultChip)};
   PassOptions::Option<std::string> mmaPrecision{
       *this, "mma-precision",
-      llvm::cl::desc("tensor-core operand precision: bf16 or tf32"),
+      llvm::cl::desc("tensor-core operand precision: auto (the inputs' "
+                     "16-bit type), bf16, f16 or tf32"),
       llvm::cl::init(kDefaultMma)};
   PassOptions::Option<int64_t> warpgroups{
       *this, "warpgroups",
@@ -123,7 +124,8 @@ struct GPUTilesToPTXOptions : public PassPipelineOptions<GPUTilesToPTXOptions> {
       llvm::cl::init(kDefaultChip)};
   PassOptions::Option<std::string> mmaPrecision{
       *this, "mma-precision",
-      llvm::cl::desc("tensor-core operand precision: bf16 or tf32"),
+      llvm::cl::desc("tensor-core operand precision: auto (the inputs' "
+                     "16-bit type), bf16, f16 or tf32"),
       llvm::cl::init(kDefaultMma)};
   PassOptions::Option<bool> prefetch{
       *this, "prefetch",

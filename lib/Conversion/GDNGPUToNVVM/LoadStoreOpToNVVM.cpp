@@ -6,9 +6,12 @@
 // consecutive columns (four in the blocked layout, two in the accumulator)
 // move as one vector access of up to 16 bytes instead of one access per
 // element; 16-bit accumulator tiles move 16 bytes a lane through a transpose
-// within each quad of lanes. Rows past a ragged tail's count read as zero and are not
-// written: a load reads row 0 instead (a chunk has at least one row) and
-// selects zero, a store is guarded.
+// within each quad of lanes. Rows past a ragged tail's count, and padding
+// (a tile wider than its memref: a head size of 100 in a 128-wide tile), read
+// as zero and are not written: a load reads the tile's first row or column
+// instead (a chunk has at least one row, a head one column) and selects
+// zero, a store is guarded. A vector access never straddles the padding's
+// edge: its run divides the memref's row length.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +41,34 @@ SmallVector<Value> indicesOf(OpBuilder &b, Location loc, ValueRange corner,
   for (auto [d, c] : llvm::zip(dims, coord))
     idx[d] = arith::AddIOp::create(b, loc, idx[d], c);
   return idx;
+}
+
+/// Whether the access at tile coordinates `coord` happens: its row is below
+/// `rows` (when given) and it is not padding. Null when every access does.
+/// For a load (`clamp`), rows and padded coordinates that do not are moved
+/// to 0 in `coord`, so the load still reads inside the memref (its value is
+/// then dropped); a store is guarded instead.
+Value keepAccess(OpBuilder &b, Location loc,
+                 ArrayRef<std::optional<int64_t>> padding, ValueRange corner,
+                 ArrayRef<int64_t> dims, SmallVectorImpl<Value> &coord,
+                 Value rows, bool clamp) {
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value keep;
+  if (rows) {
+    keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coord[0],
+                                 rows);
+    if (clamp)
+      coord[0] = arith::SelectOp::create(b, loc, keep, coord[0], c0);
+  }
+  if (llvm::none_of(padding, [](auto e) { return e.has_value(); }))
+    return keep;
+  Value inside = gdn::emitInsidePadding(
+      b, loc, padding, dims, indicesOf(b, loc, corner, dims, coord));
+  for (auto [i, extent] : llvm::enumerate(padding))
+    if (extent && clamp)
+      coord[i] = arith::SelectOp::create(b, loc, inside, coord[i], c0);
+  return keep ? arith::AndIOp::create(b, loc, keep, inside).getResult()
+              : inside;
 }
 
 /// Whether index `v` is a multiple of `n` for every value it takes: a
@@ -83,7 +114,7 @@ Value loadByQuadTranspose(OpBuilder &b, Location loc,
                           ArrayRef<int64_t> dims, Value rows);
 
 /// The registers of a tile of `type` read from `source` at `corner` along
-/// `dims`; rows at or past `rows` (when given) are zero.
+/// `dims`; rows at or past `rows` (when given) and padding are zero.
 Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
                     RankedTensorType type, Value source, ValueRange corner,
                     ArrayRef<int64_t> dims, Value rows) {
@@ -96,16 +127,14 @@ Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
   auto runType = VectorType::get({run}, element);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(runType));
   Value zeroElement = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  auto padding = gdn::tilePadding(cast<MemRefType>(source.getType()),
+                                  type.getShape(), dims);
   SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
   SmallVector<Value> out;
   for (size_t first = 0; first < coords.size(); first += run) {
     SmallVector<Value> coord = coords[first];
-    Value keep;
-    if (rows) {
-      keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coord[0], rows);
-      coord[0] = arith::SelectOp::create(b, loc, keep, coord[0], c0);
-    }
+    Value keep =
+        keepAccess(b, loc, padding, corner, dims, coord, rows, /*clamp=*/true);
     SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
     if (run == 1) {
       Value v = memref::LoadOp::create(b, loc, source, idx);
@@ -244,6 +273,8 @@ bool storeByQuadTranspose(OpBuilder &b, Location loc, RankedTensorType type,
       type, cast<MemRefType>(dest.getType()), corner, dims);
   if (blocks.empty())
     return false;
+  auto padding = gdn::tilePadding(cast<MemRefType>(dest.getType()),
+                                  type.getShape(), dims);
   Type i32 = b.getI32Type();
   auto [lane, laneI32] = quadLane(b, loc);
   SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
@@ -263,17 +294,17 @@ bool storeByQuadTranspose(OpBuilder &b, Location loc, RankedTensorType type,
     Value v = vector::BitCastOp::create(
         b, loc, VectorType::get({8}, type.getElementType()), words);
     SmallVector<Value> coord = quadBlockCoord(b, loc, coords[block[0]], lane);
+    Value keep =
+        keepAccess(b, loc, padding, corner, dims, coord, rows, /*clamp=*/false);
     SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
     auto store = [&](OpBuilder &at) {
       vector::StoreOp::create(at, loc, v, dest, idx, /*nontemporal=*/false,
                               llvm::MaybeAlign(16));
     };
-    if (!rows) {
+    if (!keep) {
       store(b);
       continue;
     }
-    Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       coord[0], rows);
     auto guard = scf::IfOp::create(b, loc, keep, /*withElse=*/false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(guard.thenBlock());
@@ -284,8 +315,8 @@ bool storeByQuadTranspose(OpBuilder &b, Location loc, RankedTensorType type,
 
 /// A 16-bit accumulator tile loaded 16 bytes a thread (quadTransposeBlocks):
 /// each lane loads one block's 8 columns, and the quad transposes them into
-/// its pairs. split-seq's replay carries U so. Rows past `rows` read row 0
-/// and become zero (a quad shares its row). Null where the tile does not
+/// its pairs. split-seq's replay carries U so. Rows past `rows` and padding
+/// read row or column 0 and become zero. Null where the tile does not
 /// have that shape.
 Value loadByQuadTranspose(OpBuilder &b, Location loc,
                           const TypeConverter &converter, RankedTensorType type,
@@ -299,17 +330,15 @@ Value loadByQuadTranspose(OpBuilder &b, Location loc,
   Type element = type.getElementType();
   auto vecType = VectorType::get({8}, element);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  auto padding = gdn::tilePadding(cast<MemRefType>(source.getType()),
+                                  type.getShape(), dims);
   auto [lane, laneI32] = quadLane(b, loc);
   SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
   SmallVector<Value> out(coords.size());
   for (const auto &block : blocks) {
     SmallVector<Value> coord = quadBlockCoord(b, loc, coords[block[0]], lane);
-    Value keep;
-    if (rows) {
-      keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coord[0], rows);
-      coord[0] = arith::SelectOp::create(b, loc, keep, coord[0], c0);
-    }
+    Value keep =
+        keepAccess(b, loc, padding, corner, dims, coord, rows, /*clamp=*/true);
     SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
     Value v = vector::LoadOp::create(b, loc, vecType, source, idx,
                                      /*nontemporal=*/false, llvm::MaybeAlign(16));
@@ -333,7 +362,7 @@ Value loadByQuadTranspose(OpBuilder &b, Location loc,
 }
 
 /// The registers `regs` of a tile of `type` written to `dest`; rows at or
-/// past `rows` (when given) are not written.
+/// past `rows` (when given) and padding are not written.
 void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value regs,
                     Value dest, ValueRange corner, ArrayRef<int64_t> dims,
                     Value rows) {
@@ -341,9 +370,13 @@ void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value reg
     return;
   int64_t run = globalRunLength(type, cast<MemRefType>(dest.getType()),
                                 corner, dims);
+  auto padding = gdn::tilePadding(cast<MemRefType>(dest.getType()),
+                                  type.getShape(), dims);
   SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
   for (size_t first = 0; first < coords.size(); first += run) {
-    const SmallVector<Value> &coord = coords[first];
+    SmallVector<Value> coord = coords[first];
+    Value keep =
+        keepAccess(b, loc, padding, corner, dims, coord, rows, /*clamp=*/false);
     Value v = run == 1 ? vector::ExtractOp::create(b, loc, regs, first).getResult()
                        : registerRun(b, loc, regs, first, run);
     SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
@@ -355,11 +388,10 @@ void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value reg
             at, loc, v, dest, idx, /*nontemporal=*/false,
             llvm::MaybeAlign(run * type.getElementTypeBitWidth() / 8));
     };
-    if (!rows) {
+    if (!keep) {
       store(b);
       continue;
     }
-    Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, coord[0], rows);
     auto guard = scf::IfOp::create(b, loc, keep, /*withElse=*/false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(guard.thenBlock());

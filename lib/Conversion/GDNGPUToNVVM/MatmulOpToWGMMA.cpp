@@ -3,7 +3,7 @@
 // NVIDIA-specific. Both operands are staged in 128-byte-swizzled shared
 // memory (ConvertLayoutOpToNVVM.cpp); the result is the wgmma accumulator,
 // the tile's registers in the #gdn_gpu.wgmma layout. A 64-row slab of the
-// result is one chain of wgmma.mma_async over K (k16 for bf16 operands, k8
+// result is one chain of wgmma.mma_async over K (k16 for bf16 / f16 operands, k8
 // for tf32); a 128-row result is two chains. The matrix descriptors are
 // built by hand, as Triton does: start address >> 4, leading byte offset,
 // stride byte offset 1024 (8 rows of 128 bytes), swizzle mode 1 (128
@@ -135,8 +135,8 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
       return rewriter.notifyMatchFailure(
           op, "warpgroups split N (instrN x warpgroups = N) over 64-row slabs");
     auto staged = cast<MemRefType>(adaptor.getLhs().getType()).getElementType();
-    bool bf16 = staged.isBF16();
-    int64_t elementBytes = bf16 ? 2 : 4, kStep = bf16 ? 16 : 8;
+    bool half = staged.isBF16() || staged.isF16();
+    int64_t elementBytes = half ? 2 : 4, kStep = half ? 16 : 8;
 
     Location loc = op.getLoc();
     MLIRContext *ctx = getContext();
@@ -169,7 +169,9 @@ struct MatmulOnWarpgroupMma : OpConversionPattern<gdn::MatmulOp> {
       bBase = arith::AddIOp::create(rewriter, loc, bBase, offset);
     }
     auto wgmmaType = NVVM::WGMMATypesAttr::get(
-        ctx, bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::tf32);
+        ctx, staged.isBF16()  ? NVVM::WGMMATypes::bf16
+             : staged.isF16() ? NVVM::WGMMATypes::f16
+                              : NVVM::WGMMATypes::tf32);
 
     // Each chain starts from zero, or from the acc operand's registers of
     // its slab (the same wgmma layout as the result), made before the fence.

@@ -121,8 +121,15 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx, MmaPrecision precision)
 }
 
 Type TileTypeConverter::stagedElementType(MLIRContext *ctx) const {
-  return precision == MmaPrecision::bf16 ? Type(BFloat16Type::get(ctx))
-                                         : Type(Float32Type::get(ctx));
+  switch (precision) {
+  case MmaPrecision::bf16:
+    return BFloat16Type::get(ctx);
+  case MmaPrecision::f16:
+    return Float16Type::get(ctx);
+  case MmaPrecision::tf32:
+    break;
+  }
+  return Float32Type::get(ctx);
 }
 
 int64_t gdn_gpu::registersPerThread(RankedTensorType type) {
@@ -304,11 +311,26 @@ FailureOr<MmaPrecision> gdn_gpu::parseMmaPrecision(StringRef text,
                                                    Operation *where) {
   if (text == "bf16")
     return MmaPrecision::bf16;
+  if (text == "f16")
+    return MmaPrecision::f16;
   if (text == "tf32")
     return MmaPrecision::tf32;
+  if (text == "auto") {
+    // Every kernel of the module alike: the state kernel of a staged
+    // schedule reads only fp32 workspaces, yet its products carry the
+    // inputs' precision as the others do.
+    bool f16Inputs = false;
+    where->walk([&](gpu::GPUFuncOp kernel) {
+      for (Type t : kernel.getArgumentTypes())
+        if (auto m = dyn_cast<MemRefType>(t); m && m.getElementType().isF16())
+          f16Inputs = true;
+    });
+    return f16Inputs ? MmaPrecision::f16 : MmaPrecision::bf16;
+  }
   // On the location only: the op is the module, which a note would print.
   return mlir::emitError(where->getLoc())
-         << pass << ": mma-precision must be bf16 or tf32, got '" << text << "'";
+         << pass << ": mma-precision must be auto, bf16, f16 or tf32, got '"
+         << text << "'";
 }
 
 Value gdn_gpu::opaqueHere(OpBuilder &b, Location loc, Value value) {

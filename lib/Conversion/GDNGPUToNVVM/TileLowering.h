@@ -22,18 +22,20 @@ class GPUFuncOp;
 
 namespace mlir::gdn_gpu {
 
-/// How operands are staged for warpgroup MMA: bf16 (k16 instructions) or
-/// fp32 read as tf32 (k8 instructions).
-enum class MmaPrecision { bf16, tf32 };
+/// How operands are staged for warpgroup MMA: bf16 or f16 (k16
+/// instructions), or fp32 read as tf32 (k8 instructions).
+enum class MmaPrecision { bf16, f16, tf32 };
 
-/// The `mma-precision` option of the passes that stage operands: "bf16" or
-/// "tf32"; otherwise an error on `where`, naming `pass` and the bad text.
+/// The `mma-precision` option of the passes that stage operands: "bf16",
+/// "f16", "tf32", or "auto": f16 when a kernel under `where` takes an f16
+/// memref (fp16 inputs), else bf16. Otherwise an error on `where`, naming
+/// `pass` and the bad text.
 FailureOr<MmaPrecision> parseMmaPrecision(StringRef text, StringRef pass,
                                           Operation *where);
 
 /// Bytes of one staged operand element under `precision`.
 inline int64_t stagedElementBytes(MmaPrecision precision) {
-  return precision == MmaPrecision::bf16 ? 2 : 4;
+  return precision == MmaPrecision::tf32 ? 4 : 2;
 }
 
 /// Dynamic shared memory of one kernel: the scratch area of layout moves

@@ -13,6 +13,7 @@
 #include "TileLowering.h"
 
 #include "gdn/Dialect/GDNDialect.h"
+#include "gdn/Dialect/ScalarFormulas.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -99,6 +100,17 @@ struct TilePrefetchToNVVM : OpConversionPattern<gdn::TilePrefetchOp> {
       if (Value rows = adaptor.getRows())
         both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
                                    rows));
+      // A line starting in padding is not asked for (one starting inside
+      // the memref's extent is, whole).
+      if (gdn::hasTilePadding(memref, shape, dims)) {
+        SmallVector<Value> at(adaptor.getIndices());
+        at[dims[0]] = arith::AddIOp::create(b, loc, at[dims[0]], row);
+        if (dims.size() == 2)
+          at[dims[1]] = arith::AddIOp::create(b, loc, at[dims[1]], column);
+        both(gdn::emitInsidePadding(b, loc,
+                                    gdn::tilePadding(memref, shape, dims), dims,
+                                    at));
+      }
 
       auto emit = [&](OpBuilder &at) {
         // Element offset of (row, column) from the memref's aligned pointer.
