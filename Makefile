@@ -9,6 +9,9 @@ SHELL := /bin/bash
 #   runtime           gdn-run and libgdn.so without LLVM / MLIR (build-rt/), for GPU
 #                     hosts (the Python package loads build-rt/lib/libgdn.so there)
 #   artifacts         compile the kernels to PTX artifacts (artifacts/<shape>/)
+#   wheel             dist/gdn-*.whl: the package with both libraries (build/,
+#                     build-rt/) and the artifact sets, for hosts with or
+#                     without LLVM (docs/Python.md, "Installing")
 #   fuzz              build the libFuzzer targets with clang (build-fuzz/) and
 #                     run each for FUZZ_SECONDS (default 300)
 
@@ -21,7 +24,7 @@ CMAKE_FLAGS ?=
 # Debian packages the build needs (LLVM / MLIR 22 from bookworm-security).
 PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
             llvm-22-tools nlohmann-json3-dev libgtest-dev libcli11-dev python3 \
-            python3-numpy python3-pytest
+            python3-numpy python3-pytest python3-venv
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 # cuobjdump (and the nvdisasm it runs) are not in the CUDA install of the
 # Debian machines; NVIDIA's PyPI wheels have them (13.2 reads ptxas 13.0's
@@ -33,7 +36,7 @@ FUZZERS := parse pipeline safetensors
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps cutools fuzz-deps configure build demo check docs clean check-sanitizers fuzz runtime artifacts
+.PHONY: all deps cutools fuzz-deps configure build demo check docs clean check-sanitizers fuzz runtime artifacts wheel
 
 all: build
 
@@ -135,5 +138,8 @@ artifacts: build
 	  echo "artifacts/k$${k}_v$${v}_$$d"; \
 	done
 
+wheel: build runtime artifacts
+	GDN_BUILD_DIR=$(BUILD) python3 -m pip wheel --no-deps --no-cache-dir -w dist .
+
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz build-rt artifacts
+	rm -rf $(BUILD) build-asan build-fuzz build-rt build-wheel artifacts dist

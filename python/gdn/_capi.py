@@ -44,27 +44,38 @@ class CallFlags(ctypes.Structure):
                 ("checked", ctypes.c_int32), ("validate_only", ctypes.c_int32)]
 
 
+PACKAGE = pathlib.Path(__file__).resolve().parent
+
+
 def _candidates():
     env = os.environ.get("GDN_LIBRARY")
     if env:
         return [pathlib.Path(env)]
-    here = pathlib.Path(__file__).resolve().parent
-    return [here / "libgdn.so",                         # installed beside us
-            here.parent.parent / "build" / "lib" / "libgdn.so"]  # the repo
+    return [PACKAGE / "lib" / "libgdn.so",          # installed, built with MLIR
+            PACKAGE / "lib" / "libgdn-runtime.so",  # installed, MLIR-free
+            PACKAGE.parent.parent / "build" / "lib" / "libgdn.so"]  # the repo
 
 
-def _load():
+def _load(candidates):
+    # An installed wheel carries both libraries: where LLVM / MLIR 22 is
+    # missing the first does not load, and the runtime-only one serves
+    # device tensors from the package's artifacts.
     tried = []
-    for path in _candidates():
-        if path.is_file():
-            return ctypes.CDLL(str(path))
-        tried.append(str(path))
+    for path in candidates:
+        if not path.is_file():
+            tried.append("%s (missing)" % path)
+            continue
+        try:
+            return ctypes.CDLL(str(path)), path
+        except OSError as error:
+            tried.append("%s (%s)" % (path, error))
     raise ImportError(
-        "gdn: libgdn.so not found (looked at " + ", ".join(tried) +
-        "); build it with `make build` or point GDN_LIBRARY at it")
+        "gdn: no loadable libgdn.so; tried " + "; ".join(tried) +
+        ". Build it with `make build`, install the package with "
+        "`pip install .`, or point GDN_LIBRARY at it")
 
 
-lib = _load()
+lib, LIBRARY = _load(_candidates())   # LIBRARY: the path of the one loaded
 lib.gdn_last_error.restype = ctypes.c_char_p
 lib.gdn_api_version.restype = ctypes.c_int32
 lib.gdn_can_compile.restype = ctypes.c_int32

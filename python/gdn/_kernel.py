@@ -172,6 +172,13 @@ def _stage_device_pool(present, table):
     return staged, lambda: pool.index_copy_(0, rows, dense[first].to(pool.dtype))
 
 
+def _bundled(name):
+    """A file or directory an installed wheel carries beside the package
+    (setup.py), or None in the repo, where the library's defaults serve."""
+    path = _capi.PACKAGE / name
+    return path if path.exists() else None
+
+
 class Kernel:
     """The GDN prefill kernels compiled for one schedule.
 
@@ -185,9 +192,12 @@ class Kernel:
     Device tensors run on the caller's current stream, with kernels
     compiled ahead of time from ``artifacts`` (default: the GDN_ARTIFACTS
     environment variable; ``make artifacts`` or ``gdn-run --emit
-    artifact``), or, without them and where the library was built with
-    MLIR, compiled on first use into the kernel cache ``cache_dir``
-    (default: $GDN_CACHE_DIR, else ~/.cache/gdn).
+    artifact``; an installed wheel's runtime-only library, where LLVM is
+    missing, runs the artifacts the wheel carries), or, without them and
+    where the library was built with MLIR, compiled on first use into the
+    kernel cache ``cache_dir`` (default: $GDN_CACHE_DIR, else
+    ~/.cache/gdn). An artifact directory holding an ``auto`` set picks per
+    call by ``auto``'s rule, whatever ``schedule`` says.
 
     ``checked`` refuses non-finite gates and gates outside their domain
     and, for device tensors, validates the index tensors on the host (which
@@ -201,9 +211,14 @@ class Kernel:
         options = _capi.ContextOptions()
         _capi.lib.gdn_context_options_init(ctypes.byref(options))
         options.schedule = schedule.encode() if schedule else None
+        kernel = kernel or _bundled("kernels/gdn_chunked.mlir")
         options.kernel_path = os.fspath(kernel).encode() if kernel else None
         options.cpu_threads = int(cpu_threads)
         artifacts = artifacts or os.environ.get("GDN_ARTIFACTS")
+        if not artifacts and not _capi.lib.gdn_can_compile():
+            # An installed wheel's runtime-only library runs the package's
+            # artifacts: it cannot compile a schedule of its own.
+            artifacts = _bundled("artifacts")
         options.artifacts_dir = os.fspath(artifacts).encode() if artifacts else None
         options.cache_dir = os.fspath(cache_dir).encode() if cache_dir else None
         handle = ctypes.c_void_p()
