@@ -2,8 +2,8 @@
 
 Needs torch with a GPU and kernels compiled ahead of time (GDN_ARTIFACTS:
 an auto set or a root of artifacts per shape, e.g. `gdn-run --emit
-artifact --schedule auto ...`). Skipped where either is missing (CI has no
-GPU); run on the GPU host with `python3 -m pytest python/tests/test_gpu.py`
+artifact --schedule auto ...`; else those of an installed wheel). Skipped
+where either is missing (CI has no GPU); run on the GPU host with `python3 -m pytest python/tests/test_gpu.py`
 or `python3 python/tests/test_gpu.py`.
 """
 
@@ -13,12 +13,22 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-if not torch.cuda.is_available() or not os.environ.get("GDN_ARTIFACTS"):
-    pytest.skip("needs a CUDA device and GDN_ARTIFACTS", allow_module_level=True)
+if not torch.cuda.is_available():
+    pytest.skip("needs a CUDA device", allow_module_level=True)
 
 import gdn  # noqa: E402
+import gdn.fla  # noqa: E402
+import gdn.flashinfer  # noqa: E402
 import problems  # noqa: E402
 import reference as R  # noqa: E402
+from gdn import _kernel  # noqa: E402
+
+# GDN_ARTIFACTS, else the artifacts an installed wheel carries.
+ARTIFACTS = os.environ.get("GDN_ARTIFACTS") or _kernel._bundled("artifacts")
+if not ARTIFACTS:
+    pytest.skip("needs GDN_ARTIFACTS or a wheel with artifacts",
+                allow_module_level=True)
+ARTIFACTS = os.fspath(ARTIFACTS)
 
 TOL = 5e-3
 K = V = 128
@@ -45,7 +55,7 @@ def kernel_for(member):
     """The default kernel (GDN_ARTIFACTS), or one member of its auto set."""
     if member is None:
         return gdn.default_kernel()
-    path = os.path.join(os.environ["GDN_ARTIFACTS"], "k%d_v%d_bf16" % (K, V), member)
+    path = os.path.join(ARTIFACTS, "k%d_v%d_bf16" % (K, V), member)
     if not os.path.isdir(path):
         pytest.skip("no artifact " + path)
     return gdn.compile(artifacts=path)
@@ -195,7 +205,7 @@ def test_graph_keeps_its_workspace():
     rng, seed = problems.seeded()
     small = to_device(problems.pool_call(rng, [300], H=2, HV=4, K=K, V=V))
     kernel = gdn.compile(schedule="split-seq", artifacts=os.path.join(
-        os.environ["GDN_ARTIFACTS"], "k%d_v%d_bf16" % (K, V), "split-seq"))
+        ARTIFACTS, "k%d_v%d_bf16" % (K, V), "split-seq"))
     start = small["state_pool"].clone()
     expected = kernel.gdn_extend_chunkwise(**small).clone()
     small["state_pool"].copy_(start)
@@ -514,6 +524,69 @@ def test_a_planned_call_still_refuses_aliasing():
     assert len(kernel._plans) == 1
     assert torch.equal(before, steps[1]["state_pool"])
     assert torch.equal(q, steps[1]["q"])
+
+
+def _adapter_inputs(rng, cu, H=2, HV=4):
+    """bf16 q / k / v of FLA's recipe on the device, fp32 gates, and their
+    host float copies for the reference."""
+    from test_adapters import _inputs
+    q, k, v, g, beta = _inputs(rng, int(cu[-1]), H, HV, K, V)
+    dev = [torch.from_numpy(x.astype(np.float32)).to("cuda", torch.bfloat16)
+           for x in (q, k, v)] + [torch.from_numpy(x).cuda() for x in (g, beta)]
+    return dev, [host(x) for x in dev]
+
+
+def test_fla_adapter():
+    from test_adapters import _reference
+    rng, seed = problems.seeded()
+    cu = np.array([0, 300, 300, 430])
+    (q, k, v, g, beta), (hq, hk, hv, hg, hb) = _adapter_inputs(rng, cu)
+    h0 = torch.randn(3, 4, K, V, device="cuda")
+    kept = h0.clone()
+    o, ht = gdn.fla.chunk_gated_delta_rule(
+        q[None], k[None], v[None], g[None], beta[None], initial_state=h0,
+        output_final_state=True, cu_seqlens=torch.from_numpy(cu).cuda())
+    torch.cuda.synchronize()
+    ref_o, ref_h = _reference(hq, hk, hv, np.exp(hg), hb, K ** -0.5, cu,
+                              host(h0).swapaxes(-1, -2))
+    assert torch.equal(h0, kept)
+    assert o.shape == (1, 430, 4, V) and o.dtype == torch.bfloat16
+    assert R.rel_l2(host(o[0]), ref_o) <= TOL, seed
+    assert R.rel_l2(host(ht), ref_h.swapaxes(-1, -2)) <= TOL, seed
+
+
+def test_flashinfer_adapter_in_place_and_checkpoints():
+    from test_adapters import _reference
+    rng, seed = problems.seeded()
+    cu = np.array([0, 300, 428, 430])
+    (q, k, v, g, beta), (hq, hk, hv, hg, hb) = _adapter_inputs(rng, cu)
+    alpha = g.exp()
+    every, starts = 128, np.array([0, 2, 3, 3])
+    state = torch.randn(3, 4, V, K, device="cuda")
+    h0 = host(state).copy()
+    checkpoints = torch.full((3, 4, V, K), float("nan"), device="cuda")
+    cu_d = torch.from_numpy(cu).cuda()
+    o = gdn.flashinfer.chunk_gated_delta_rule(
+        q, k, v, alpha, beta, initial_state=state, cu_seqlens=cu_d,
+        output_state=state)
+    o2, final = gdn.flashinfer.chunk_gated_delta_rule(
+        q, k, v, alpha, beta, initial_state=torch.from_numpy(h0).cuda(),
+        output_final_state=True, cu_seqlens=cu_d, state_checkpoints=checkpoints,
+        checkpoint_cu_starts=torch.from_numpy(starts).cuda(),
+        checkpoint_every_n_tokens=every)
+    torch.cuda.synchronize()
+    halpha = np.exp(hg)
+    ref_o, ref_h = _reference(hq, hk, hv, halpha, hb, K ** -0.5, cu, h0)
+    for got in (o, o2):
+        assert R.rel_l2(host(got), ref_o) <= TOL, seed
+    for got in (state, final):
+        assert R.rel_l2(host(got), ref_h) <= TOL, seed
+    for s in range(3):
+        for j in range(starts[s + 1] - starts[s]):
+            end = cu[s] + (j + 1) * every
+            _, ref_c = _reference(hq, hk, hv, halpha, hb, K ** -0.5,
+                                  [cu[s], end], h0[s:s + 1])
+            assert R.rel_l2(host(checkpoints[starts[s] + j]), ref_c[0]) <= TOL, seed
 
 
 if __name__ == "__main__":
