@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""gdn.fla beside FLA's own chunk_gated_delta_rule, same tensors, one process.
+"""gdn.fla / gdn.flashinfer beside the peers' own calls, same tensors, one process.
 
 For each shape (B sequences of T tokens as varlen; H=16, HV=32, K=V=128,
 bf16; log gates, sigmoid beta, l2norm in the kernel, random initial
 states) it runs FLA (its Triton kernels: FLA_FLASH_QLA=0) and our adapter
 with the same arguments, prints the relative L2 difference of o and of the
 final state between them, then times each by CUDA-graph replay (median of
-batches). Run it against the installed wheel (no GDN_* variable):
+batches). With --flashinfer-path, FlashInfer 0.7.2 (alpha = exp(g), states
+[N, HV, V, K]) and gdn.flashinfer the same way. Run it against the
+installed wheel (no GDN_* variable):
 
   python3 bench/bench_adapters.py --fla-path /tmp/fla-site --shape 1x4096
+  python3 bench/bench_adapters.py --flashinfer-path /tmp/fi-site --shape 1x4096
 """
 
 import argparse
@@ -24,19 +27,39 @@ def rel(a, b):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--fla-path", required=True)
+    ap.add_argument("--fla-path")
+    ap.add_argument("--flashinfer-path",
+                    help="pip install --target DIR of flashinfer-python 0.7.2 "
+                         "and its nvidia-cutlass-dsl wheels")
     ap.add_argument("--shape", action="append", required=True, help="BxT")
     ap.add_argument("--replays", type=int, default=20)
     ap.add_argument("--batches", type=int, default=10)
     args = ap.parse_args()
     os.environ.setdefault("FLA_FLASH_QLA", "0")
-    sys.path.insert(0, args.fla_path)
     import torch
     import torch.nn.functional as F
-    from fla.ops.gated_delta_rule import chunk_gated_delta_rule as fla
     import gdn.fla
+    import gdn.flashinfer
     print("# gdn from", os.path.dirname(gdn.__file__), "library",
           gdn._capi.LIBRARY, flush=True)
+    peers = []
+    if args.fla_path:
+        sys.path.insert(0, args.fla_path)
+        from fla.ops.gated_delta_rule import chunk_gated_delta_rule as fla
+        peers.append(("FLA", fla, gdn.fla.chunk_gated_delta_rule, fla_args))
+    if args.flashinfer_path:
+        # Under --target the cutlass DSL's .pth is not run; flashinfer's
+        # __init__ imports every subsystem: import gdn_prefill under a bare
+        # parent package instead (DESIGN.md, "Peers").
+        import types
+        sys.path[:0] = [args.flashinfer_path, os.path.join(
+            args.flashinfer_path, "nvidia_cutlass_dsl", "dsl_packages")]
+        parent = types.ModuleType("flashinfer")
+        parent.__path__ = [os.path.join(args.flashinfer_path, "flashinfer")]
+        sys.modules["flashinfer"] = parent
+        from flashinfer.gdn_prefill import chunk_gated_delta_rule as fi
+        peers.append(("FlashInfer", fi, gdn.flashinfer.chunk_gated_delta_rule,
+                      flashinfer_args))
 
     def timed(call):
         for _ in range(3):
@@ -57,29 +80,46 @@ def main():
         return statistics.median(batches)
 
     H, HV, D, dev = 16, 32, 128, "cuda"
-    print("shape | FLA ms | gdn.fla ms | FLA / gdn.fla | o rel diff | state rel diff")
+    print("peer | shape | peer ms | ours ms | peer / ours | o rel diff | state rel diff")
     for shape in args.shape:
         B, T = (int(x) for x in shape.split("x"))
         N = B * T
         torch.manual_seed(0)
         with torch.no_grad():
-            q = torch.randn(1, N, H, D, device=dev, dtype=torch.bfloat16)
-            k = torch.randn(1, N, H, D, device=dev, dtype=torch.bfloat16)
-            v = torch.randn(1, N, HV, D, device=dev, dtype=torch.bfloat16)
-            g = F.logsigmoid(torch.randn(1, N, HV, device=dev)) / 8
-            beta = torch.rand(1, N, HV, device=dev).sigmoid()
-            h0 = torch.randn(B, HV, D, D, device=dev) * 0.1
+            q = torch.randn(N, H, D, device=dev, dtype=torch.bfloat16)
+            k = torch.randn(N, H, D, device=dev, dtype=torch.bfloat16)
+            v = torch.randn(N, HV, D, device=dev, dtype=torch.bfloat16)
+            g = F.logsigmoid(torch.randn(N, HV, device=dev)) / 8
+            beta = torch.rand(N, HV, device=dev).sigmoid()
+            h0 = torch.randn(B, HV, D, D, device=dev) * 0.1   # [N, HV, V, K]
             cu = torch.arange(0, N + 1, T, device=dev, dtype=torch.int64)
-            kw = dict(initial_state=h0, output_final_state=True, cu_seqlens=cu,
-                      use_qk_l2norm_in_kernel=True)
-            o_f, h_f = fla(q, k, v, g, beta, **kw)
-            o_g, h_g = gdn.fla.chunk_gated_delta_rule(q, k, v, g, beta, **kw)
-            torch.cuda.synchronize()
-            d_o, d_h = rel(o_g, o_f), rel(h_g, h_f)
-            t_f = timed(lambda: fla(q, k, v, g, beta, **kw))
-            t_g = timed(lambda: gdn.fla.chunk_gated_delta_rule(q, k, v, g, beta, **kw))
-        print(f"{shape} | {t_f:.3f} | {t_g:.3f} | {t_f / t_g:.2f} | {d_o:.2e} | {d_h:.2e}",
-              flush=True)
+            for name, peer, ours, make in peers:
+                call_args, kw, state_of = make(q, k, v, g, beta, h0, cu)
+                o_p, h_p = peer(*call_args, **kw)
+                o_g, h_g = ours(*call_args, **kw)
+                torch.cuda.synchronize()
+                d_o = rel(o_g, o_p)
+                d_h = rel(state_of(h_g), state_of(h_p))
+                t_p = timed(lambda: peer(*call_args, **kw))
+                t_g = timed(lambda: ours(*call_args, **kw))
+                print(f"{name} | {shape} | {t_p:.3f} | {t_g:.3f} | {t_p / t_g:.2f} | "
+                      f"{d_o:.2e} | {d_h:.2e}", flush=True)
+
+
+def fla_args(q, k, v, g, beta, h0, cu):
+    """FLA: [1, T, H, K] tensors, log gates, states [N, HV, K, V]."""
+    kw = dict(initial_state=h0.transpose(-1, -2).contiguous(),
+              output_final_state=True, cu_seqlens=cu,
+              use_qk_l2norm_in_kernel=True)
+    return (q[None], k[None], v[None], g[None], beta[None]), kw, lambda h: h
+
+
+def flashinfer_args(q, k, v, g, beta, h0, cu):
+    """FlashInfer: [T, H, K] tensors, alpha = exp(g), states [N, HV, V, K]
+    (h0 itself: neither call writes initial_state without output_state)."""
+    kw = dict(initial_state=h0, output_final_state=True, cu_seqlens=cu,
+              use_qk_l2norm_in_kernel=True)
+    return (q, k, v, g.exp(), beta), kw, lambda h: h
 
 
 if __name__ == "__main__":
