@@ -51,16 +51,9 @@ def main():
         from fla.ops.gated_delta_rule import chunk_gated_delta_rule as fla
         peers.append(("FLA", fla, gdn.fla.chunk_gated_delta_rule, fla_args))
     if args.flashinfer_path:
-        # Under --target the cutlass DSL's .pth is not run; flashinfer's
-        # __init__ imports every subsystem: import gdn_prefill under a bare
-        # parent package instead (DESIGN.md, "Peers").
-        import types
-        sys.path[:0] = [args.flashinfer_path, os.path.join(
-            args.flashinfer_path, "nvidia_cutlass_dsl", "dsl_packages")]
-        parent = types.ModuleType("flashinfer")
-        parent.__path__ = [os.path.join(args.flashinfer_path, "flashinfer")]
-        sys.modules["flashinfer"] = parent
-        from flashinfer.gdn_prefill import chunk_gated_delta_rule as fi
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peers import import_flashinfer
+        fi = import_flashinfer(args.flashinfer_path)
         peers.append(("FlashInfer", fi, gdn.flashinfer.chunk_gated_delta_rule,
                       flashinfer_args))
 

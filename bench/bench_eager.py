@@ -14,7 +14,9 @@ pool, and the step runs:
               pool row per sequence) with one gdn_extend_chunkwise_slots();
 - fla:        FLA's chunk_gated_delta_rule per layer the way engines call it
               (initial states gathered from the layer's pool, final states
-              scattered back), on FLA's own kernels (FLA_FLASH_QLA=0).
+              scattered back), on FLA's own kernels (FLA_FLASH_QLA=0);
+- flashinfer: FlashInfer 0.7.2's chunk_gated_delta_rule the same way, with
+              alpha = exp(g) precomputed per layer (--flashinfer-path).
 
 For each: the host time of one layer call (wall time around the call, no
 sync; median over `--steps` steps of every layer but the step's first,
@@ -54,8 +56,12 @@ def main():
     ap.add_argument("--fla-path", default=None,
                     help="directory holding fla/ (pip install --target DIR)")
     ap.add_argument("--no-fla", action="store_true")
+    ap.add_argument("--flashinfer-path", default=None,
+                    help="directory holding flashinfer/ and its cutlass DSL "
+                         "(pip install --target DIR); adds the flashinfer variant")
     ap.add_argument("--profile", action="store_true")
-    ap.add_argument("--variants", default="gdn-slots,gdn-plain,gdn-pool-slots,fla",
+    ap.add_argument("--variants",
+                    default="gdn-slots,gdn-plain,gdn-pool-slots,fla,flashinfer",
                     help="comma-separated subset of the variants to run")
     args = ap.parse_args()
 
@@ -75,6 +81,12 @@ def main():
             print(f"# fla-core {getattr(fla_module, '__version__', '?')}", flush=True)
         except ImportError as e:
             print(f"# FLA not importable ({e}); timing gdn only", flush=True)
+    fi = None
+    if args.flashinfer_path:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from peers import import_flashinfer
+        fi = import_flashinfer(args.flashinfer_path)
+        print("# flashinfer from", args.flashinfer_path, flush=True)
     print(f"# torch {torch.__version__}, {torch.cuda.get_device_name()}", flush=True)
 
     kernel = gdn.compile(schedule="auto")
@@ -159,10 +171,27 @@ def main():
                     host_times.append((i, time.perf_counter() - t0))
                 return o
 
+            alphas = ([layer[3].exp() for layer in layers]
+                      if fi is not None and "flashinfer" in args.variants else None)
+
+            def flashinfer_step(host_times, _):
+                o = None
+                for i in range(L):
+                    q, k, v, g, beta, pool = layers[i]
+                    t0 = time.perf_counter()
+                    o, ht = fi(q, k, v, alphas[i], beta, scale,
+                               initial_state=pool[rows.long()], output_final_state=True,
+                               cu_seqlens=cu64, use_qk_l2norm_in_kernel=True)
+                    pool[rows.long()] = ht
+                    host_times.append((i, time.perf_counter() - t0))
+                return o
+
             variants = [("gdn-slots", gdn_step, True), ("gdn-plain", gdn_step, False),
                         ("gdn-pool-slots", pool_step, None)]
             if fla is not None:
                 variants.append(("fla", fla_step, None))
+            if alphas is not None:
+                variants.append(("flashinfer", flashinfer_step, None))
             chosen = args.variants.split(",")
             variants = [v for v in variants if v[0] in chosen]
             for name, step, option in variants:
@@ -220,7 +249,7 @@ def main():
                     for line in text.getvalue().splitlines():
                         if line.strip():
                             print(f"# cprofile {name} {shape}: {line}")
-                    if name in ("fla", "gdn-pool-slots"):
+                    if name in ("fla", "flashinfer", "gdn-pool-slots"):
                         continue
                     # The library's share: Plan.run is the C call (gdn_plan_run)
                     # and the filling of its address array.

@@ -59,7 +59,9 @@ class _Torch:
                                  device=like.device) * step
 
     def fp32_copy(self, x):
-        return x.to(self.torch.float32, copy=True).contiguous()
+        # One copy, contiguous whatever x's strides (a transposed view too).
+        return x.to(self.torch.float32, memory_format=self.torch.contiguous_format,
+                    copy=True)
 
     def zeros(self, shape, like):
         return self.torch.zeros(shape, dtype=self.torch.float32,
