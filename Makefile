@@ -128,14 +128,17 @@ runtime:
 	ninja -C build-rt -j$(JOBS) gdn-run gdn
 
 # One artifact set per kernel shape the test matrix and the benchmark use
-# (the GPU defaults: register tiles, bf16 operands, an auto set).
-ARTIFACT_SHAPES := 128:128:bf16 64:64:bf16 64:64:f16 64:128:bf16 128:64:bf16 128:128:f16
+# (the GPU defaults: register tiles, bf16 operands, an auto set), as
+# K:V:dtype[:state dtype] (a 16-bit state pool has kernels of its own).
+ARTIFACT_SHAPES := 128:128:bf16 64:64:bf16 64:64:f16 64:128:bf16 128:64:bf16 \
+                   128:128:f16 128:128:bf16:bf16
 artifacts: build
 	@for s in $(ARTIFACT_SHAPES); do \
-	  IFS=: read k v d <<< "$$s"; \
+	  IFS=: read k v d st <<< "$$s"; \
+	  dir=artifacts/k$${k}_v$${v}_$$d$${st:+_state_$$st}; \
 	  $(BUILD)/bin/gdn-run --emit artifact --head-dim-k $$k --head-dim-v $$v \
-	    --dtype $$d --seqlens 1 -o artifacts/k$${k}_v$${v}_$$d || exit 1; \
-	  echo "artifacts/k$${k}_v$${v}_$$d"; \
+	    --dtype $$d --state-dtype $${st:-f32} --seqlens 1 -o $$dir || exit 1; \
+	  echo "$$dir"; \
 	done
 
 wheel: build runtime artifacts

@@ -33,6 +33,7 @@ call: one table of every schedule in one run.
 """
 
 import argparse
+import itertools
 import os
 import statistics
 import sys
@@ -51,6 +52,11 @@ def main():
     ap.add_argument("--schedule", default="auto",
                     help="gdn schedule the artifacts were built for (names the "
                          "Kernel; the artifacts decide)")
+    ap.add_argument("--state-dtypes", default="f32",
+                    type=lambda text: text.split(","),
+                    help="comma-separated state pool dtypes to time ours with "
+                         "(f32, bf16, f16; a 16-bit pool runs its own kernels "
+                         "in place), e.g. f32,bf16")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=DIR",
                     help="an artifact set to time (repeatable); default: "
                          "$GDN_ARTIFACTS as one set")
@@ -165,11 +171,18 @@ def main():
                 err = ((r[0].float() - fla_o.float()).norm() / fla_o.float().norm()).item()
                 return f"relative L2 vs FLA's o {err:.2e}"
 
-            pool = h0.clone()
             rows = torch.arange(B, device=dev, dtype=torch.int64)
-            for suffix, kernel in kernels:
+            state_dtypes = {"f32": torch.float32, "bf16": torch.bfloat16,
+                            "f16": torch.float16}
+            for (suffix, kernel), sd in itertools.product(kernels, args.state_dtypes):
+                # A 16-bit pool: its own kernels, in place (--state-dtypes).
+                start = h0.to(state_dtypes[sd])
+                pool = start.clone()
+                if sd != "f32":
+                    suffix = f"{suffix}/state-{sd}"
+
                 def paged_call():
-                    pool.copy_(h0)
+                    pool.copy_(start)
                     o = kernel.chunk_gated_delta_rule_paged(
                         q, k, v, g, beta, scale, cu_seqlens=cu, state_pool=pool,
                         page_indices=page_indices, page_indptr=page_indptr,
@@ -180,7 +193,7 @@ def main():
                     f"gdn-paged{suffix} {label}", paged_call, against_fla)
 
                 def pool_call():
-                    pool.copy_(h0)
+                    pool.copy_(start)
                     o = kernel.gdn_extend_chunkwise(q, k, v, a, b, A_log, dt_bias,
                                                     pool, rows, cu)
                     return o, pool

@@ -1,4 +1,4 @@
-//===- StateOps.td - the paged fp32 state pool ------------*- tablegen -*-===//
+//===- StateOps.td - the paged state pool -----------------*- tablegen -*-===//
 
 #ifndef GDN_STATE_OPS_TD
 #define GDN_STATE_OPS_TD
@@ -31,9 +31,11 @@ def GDN_PageLookupOp : GDN_Op<"page_lookup"> {
 }
 
 def GDN_StateLoadOp : GDN_Op<"state_load"> {
-  let summary = "read one head's fp32 [V, K] state (or a block of its rows) from a pool page";
+  let summary = "read one head's [V, K] state (or a block of its rows) from a pool page";
   let description = [{
-    Reads `pool[page, head, :, :]` of a `[P, HV, V, K]` fp32 pool as a tile.
+    Reads `pool[page, head, :, :]` of a `[P, HV, V, K]` pool as an fp32
+    tile. A bf16 or fp16 pool is widened to fp32 as it is read (serving
+    engines keep 16-bit state pools; the state is computed in fp32).
     The tile's dimensions are multiples of 64 that cover V and K: where the
     pool's V or K is not such a multiple, the tile pads it, and the padding
     reads as zero (a head size of 100 in a 128-wide tile).
@@ -50,7 +52,7 @@ def GDN_StateLoadOp : GDN_Op<"state_load"> {
         : memref<?x?x128x128xf32> -> tensor<64x128xf32>
     ```
   }];
-  let arguments = (ins Arg<MemRefRankOf<[F32], [4]>, "pool", [MemRead]>:$pool,
+  let arguments = (ins Arg<MemRefRankOf<[F32, BF16, F16], [4]>, "pool", [MemRead]>:$pool,
                        Index:$page, Index:$head, Optional<Index>:$row);
   let results = (outs GDN_F32Matrix:$result);
   let assemblyFormat = [{
@@ -60,11 +62,12 @@ def GDN_StateLoadOp : GDN_Op<"state_load"> {
 }
 
 def GDN_StateStoreOp : GDN_Op<"state_store"> {
-  let summary = "write one head's fp32 [V, K] state (or a block of its rows) to a pool page";
+  let summary = "write one head's [V, K] state (or a block of its rows) to a pool page";
   let description = [{
     Writes `value` to `pool[page, head, :, :]` (with `row`: to rows
     `row : row + Vb`); the inverse of `gdn.state_load`, with the same shape
-    rules. Padding (elements past the pool's V or K) is not written.
+    rules. Padding (elements past the pool's V or K) is not written. To a
+    bf16 or fp16 pool the fp32 values are rounded to nearest, ties to even.
 
     ```mlir
     gdn.state_store %m, %pool[%pid, %hv]
@@ -72,7 +75,7 @@ def GDN_StateStoreOp : GDN_Op<"state_store"> {
     ```
   }];
   let arguments = (ins GDN_F32Matrix:$value,
-                       Arg<MemRefRankOf<[F32], [4]>, "pool", [MemWrite]>:$pool,
+                       Arg<MemRefRankOf<[F32, BF16, F16], [4]>, "pool", [MemWrite]>:$pool,
                        Index:$page, Index:$head, Optional<Index>:$row);
   let assemblyFormat = [{
     $value `,` $pool `[` $page `,` $head (`,` $row^)? `]` attr-dict `:` type($value) `,` type($pool)

@@ -119,18 +119,21 @@ Status capi::runCall(gdn_context &context, Interface interface,
       continue;
     if (name == "state_pool") {
       pool = &view;
-      if (view.dtype != DType::F32 && view.dtype != DType::BF16)
+      if (view.dtype != DType::F32 && view.dtype != DType::BF16 &&
+          view.dtype != DType::F16)
         return Status::typeError("tensor 'state_pool' is " + view.describe() +
-                                 "; expected dtype F32 or BF16");
+                                 "; expected dtype F32, BF16 or F16");
       if (!view.compactRows())
         return Status::error(
             "tensor 'state_pool' " + view.describe() + " has strides " +
             shapeToString(view.strides) +
             "; expected dense [HV, V, K] rows (only the row stride may be "
             "padded)");
-      // Validated as the fp32 pool the kernels see.
+      // Dense pools are the kernels' own (16-bit ones read and written in
+      // place); padded rows are staged into a dense fp32 pool below.
       HostTensor h = shapeOnly(view);
-      h.dtype = DType::F32;
+      if (!view.compact())
+        h.dtype = DType::F32;
       problem.tensors[name] = std::move(h);
       continue;
     }
@@ -163,7 +166,7 @@ Status capi::runCall(gdn_context &context, Interface interface,
   WriteSet writes;
   if (Status s = expectedWrites(problem, writes); !s.ok())
     return s;
-  const bool staged = pool->dtype != DType::F32 || !pool->compact();
+  const bool staged = !pool->compact();
   StagedPool stagedPool;
   if (staged)
     stagePool(problem, *pool, stagedPool);

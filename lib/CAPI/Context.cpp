@@ -44,7 +44,8 @@ Status gdn_context::cpuKernel(const mlir::gdn::ScheduleOptions &schedule,
                               const KernelShape &shape, CPUKernel *&kernel) {
 #ifdef GDN_WITH_MLIR
   std::string key = schedule.str() + "|K" + std::to_string(shape.K) + "|V" +
-                    std::to_string(shape.V) + "|" + dtypeName(shape.io);
+                    std::to_string(shape.V) + "|" + dtypeName(shape.io) +
+                    "|" + dtypeName(shape.state);
   auto it = cpuKernels.find(key);
   if (it == cpuKernels.end()) {
     CompileOptions options;

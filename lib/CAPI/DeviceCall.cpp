@@ -50,10 +50,9 @@ Status loadArtifact(gdn_context &context, const std::string &dir, int device,
     if (Status s = readArtifact(dir, k->artifact); !s.ok())
       return s;
     const KernelShape &a = k->artifact.shape;
-    if (a.K != shape.K || a.V != shape.V || a.io != shape.io)
-      return Status::error("artifact '" + dir + "' was compiled for K=" +
-                           std::to_string(a.K) + " V=" + std::to_string(a.V) +
-                           " " + dtypeName(a.io) + ", the call needs " +
+    if (!a.sameKernel(shape))
+      return Status::error("artifact '" + dir + "' was compiled for " +
+                           Artifact::subdirFor(a) + ", the call needs " +
                            Artifact::subdirFor(shape));
     std::unique_ptr<CudaRunner> runner;
     if (Status s = CudaRunner::open(runner, device); !s.ok())
@@ -144,11 +143,20 @@ Status deviceKernel(gdn_context &context, const Problem &problem, int device,
       return Status::error(
           "no artifacts for K=" + std::to_string(shape.K) +
           " V=" + std::to_string(shape.V) + " " + dtypeName(shape.io) +
+          (shape.state == DType::F32
+               ? std::string()
+               : std::string(" with a ") + dtypeName(shape.state) +
+                     " state pool") +
           " in '" + context.artifactsDir + "' (looked for '" + dir +
           "'); make them with `gdn-run --emit artifact --head-dim-k " +
           std::to_string(shape.K) + " --head-dim-v " +
           std::to_string(shape.V) + " --dtype " +
-          (shape.io == DType::F16 ? "f16" : "bf16") + " -o " + dir + "`");
+          (shape.io == DType::F16 ? "f16" : "bf16") +
+          (shape.state == DType::F32
+               ? std::string()
+               : std::string(" --state-dtype ") +
+                     (shape.state == DType::F16 ? "f16" : "bf16")) +
+          " -o " + dir + "`");
   }
   if (Status s = loadArtifact(context, dir, device, shape, kernel); !s.ok())
     return s;
@@ -176,7 +184,7 @@ Status capi::prepareOnDevice(gdn_context &context, int interface,
                            std::to_string(view.deviceId) +
                            ", others on device " + std::to_string(device));
     device = view.deviceId;
-    // validate_only: the binding stages a bf16 or padded pool itself.
+    // validate_only: the binding stages a pool with padded rows itself.
     const bool stagedPool = name == "state_pool" && flags.validate_only;
     if (stagedPool ? !view.compactRows() : !view.compact())
       return Status::error("tensor '" + name + "' " + view.describe() +
@@ -193,11 +201,9 @@ Status capi::prepareOnDevice(gdn_context &context, int interface,
           "; on the GPU index tensors are read as I64 (int64): convert it "
           "once before the call (host calls convert it themselves)");
     if (name == "state_pool" && view.dtype != DType::F32 &&
-        !(stagedPool && view.dtype == DType::BF16))
-      return Status::typeError(
-          "tensor 'state_pool' is " + view.describe() +
-          "; on the GPU this version takes a dense F32 pool (bf16 and "
-          "padded pools work for host tensors)");
+        view.dtype != DType::BF16 && view.dtype != DType::F16)
+      return Status::typeError("tensor 'state_pool' is " + view.describe() +
+                               "; expected dtype F32, BF16 or F16");
   }
   auto outIt = views.find("o");
   if (outIt == views.end())
@@ -215,8 +221,6 @@ Status capi::prepareOnDevice(gdn_context &context, int interface,
     if (name == "o")
       continue;
     HostTensor h = shapeOnly(view);
-    if (name == "state_pool")
-      h.dtype = DType::F32; // validated as the fp32 pool the kernels see
     if (checked && (isGate(name) || isIndex(name))) {
       // Checked mode reads them on the host, after the stream's pending
       // work (a copy on the call's stream, then a wait).

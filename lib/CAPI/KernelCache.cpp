@@ -92,6 +92,7 @@ Status capi::cachedArtifact(const gdn_context &context,
       .add(std::to_string(shape.K))
       .add(std::to_string(shape.V))
       .add(dtypeName(shape.io))
+      .add(shape.state == DType::F32 ? "" : dtypeName(shape.state))
       .add(codegen.cacheKey())
       .add(libraryIdentity());
   dir = cacheRoot(context) + "/" + key.hex();

@@ -29,7 +29,8 @@ std::string gdn::specializeKernelSource(const std::string &source,
   const std::map<std::string, std::string> aliases = {
       {"qk_mem", "memref<?x?x" + k + "x" + io + ">"},
       {"v_mem", "memref<?x?x" + v + "x" + io + ">"},
-      {"pool_mem", "memref<?x?x" + v + "x" + k + "xf32>"},
+      {"pool_mem", "memref<?x?x" + v + "x" + k + "x" +
+                       mlirElementType(shape.state) + ">"},
       {"qk_in", "tensor<64x" + kt + "x" + io + ">"},
       {"v_in", "tensor<64x" + vt + "x" + io + ">"},
       {"qk_tile", "tensor<64x" + kt + "xf32>"},

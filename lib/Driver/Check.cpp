@@ -20,12 +20,15 @@ void run::poisonOutputs(HostTensor &o, HostTensor &pool,
   HostTensor nans = HostTensor::fromDoubles(o.dtype, o.shape,
                                             std::vector<double>(o.numel(), nan));
   std::memcpy(o.data.data(), nans.data.data(), o.data.size());
+  // A page of NaNs in the pool's own dtype (fp32, bf16 or fp16).
   const int64_t page = pool.numel() / pool.shape[0];
-  float *data = reinterpret_cast<float *>(pool.data.data());
+  HostTensor nanPage = HostTensor::fromDoubles(
+      pool.dtype, {page}, std::vector<double>(page, nan));
+  const size_t pageBytes = nanPage.data.size();
   for (int64_t id : writes.written)
     if (!std::binary_search(writes.read.begin(), writes.read.end(), id))
-      std::fill(data + id * page, data + (id + 1) * page,
-                std::numeric_limits<float>::quiet_NaN());
+      std::memcpy(pool.data.data() + id * pageBytes, nanPage.data.data(),
+                  pageBytes);
 }
 
 bool CheckReport::passed(double tolerance) const {
@@ -49,10 +52,10 @@ CheckReport run::checkOutputs(const Problem &after, const HostTensor &o,
 
   const HostTensor &pool = after.tensors.at("state_pool");
   const int64_t P = pool.shape[0], page = pool.numel() / P;
-  const float *now = reinterpret_cast<const float *>(pool.data.data());
+  const std::vector<double> now = pool.toDoubles();
   for (int64_t id : writes.written) {
-    double err = relativeL2Error(now + id * page, refPool.data() + id * page,
-                                 page);
+    double err = relativeL2Error(now.data() + id * page,
+                                 refPool.data() + id * page, page);
     r.stateError = std::max(r.stateError, std::isnan(err) ? INFINITY : err);
     if (!withinRelativeL2(err, tolerance)) {
       std::ostringstream msg;
@@ -65,8 +68,9 @@ CheckReport run::checkOutputs(const Problem &after, const HostTensor &o,
     if (std::binary_search(writes.written.begin(), writes.written.end(), id))
       continue;
     ++r.pagesUntouched;
-    if (std::memcmp(pool.data.data() + id * page * 4,
-                    poolBefore.data.data() + id * page * 4, page * 4) != 0)
+    const size_t pageBytes = pool.data.size() / P;
+    if (std::memcmp(pool.data.data() + id * pageBytes,
+                    poolBefore.data.data() + id * pageBytes, pageBytes) != 0)
       r.problems.push_back("state_pool page " + std::to_string(id) +
                            " must not be written but changed");
   }

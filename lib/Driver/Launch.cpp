@@ -13,6 +13,7 @@ KernelShape run::shapeOf(const Problem &p) {
   s.K = p.dims.K;
   s.V = p.dims.V;
   s.io = p.tensors.at("q").dtype;
+  s.state = p.tensors.at("state_pool").dtype;
   return s;
 }
 

@@ -139,7 +139,7 @@ Status run::generateProblem(const GenConfig &cfg, const CallFlags &flags,
     std::shuffle(rows.begin(), rows.end(), rng);
     rows.resize(B);
     p.tensors["cache_indices"] = HostTensor::fromIndices(DType::I64, {B}, rows);
-    put("state_pool", DType::F32, {P, HV, V, K},
+    put("state_pool", cfg.stateDtype, {P, HV, V, K},
         normal(rng, P * HV * V * K, stateSd));
     return Status::success();
   }
@@ -192,7 +192,7 @@ Status run::generateProblem(const GenConfig &cfg, const CallFlags &flags,
   p.tensors["page_indices"] = HostTensor::fromIndices(DType::I64, {n}, indices);
   p.tensors["page_indptr"] = HostTensor::fromIndices(DType::I64, {B + 1}, indptr);
   p.tensors["last_page_len"] = HostTensor::fromIndices(DType::I64, {B}, lastLen);
-  put("state_pool", DType::F32, {P, HV, V, K},
+  put("state_pool", cfg.stateDtype, {P, HV, V, K},
       normal(rng, P * HV * V * K, stateSd));
   return Status::success();
 }

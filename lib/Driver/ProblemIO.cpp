@@ -158,7 +158,10 @@ Status run::validateProblem(Problem &p) {
         return s;
     }
   const HostTensor &sp = t["state_pool"];
-  if (Status s = expectDType("state_pool", sp, {DType::F32}); !s.ok())
+  // fp32, or a 16-bit pool the kernels read and write in place.
+  if (Status s = expectDType("state_pool", sp,
+                             {DType::F32, DType::BF16, DType::F16});
+      !s.ok())
     return s;
   if (sp.shape.size() != 4 || sp.shape[1] != HV || sp.shape[2] != d.V ||
       sp.shape[3] != d.K)

@@ -52,8 +52,16 @@ std::string Artifact::subdirFor(const KernelShape &shape) {
   std::string dt = dtypeName(shape.io);
   for (char &c : dt)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return "k" + std::to_string(shape.K) + "_v" + std::to_string(shape.V) + "_" +
-         dt;
+  std::string dir = "k" + std::to_string(shape.K) + "_v" +
+                    std::to_string(shape.V) + "_" + dt;
+  // fp32 pools keep the plain name; 16-bit pools have their own kernels.
+  if (shape.state != DType::F32) {
+    std::string st = dtypeName(shape.state);
+    for (char &c : st)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    dir += "_state_" + st;
+  }
+  return dir;
 }
 
 Status gdn::writeAutoSetIndex(
@@ -157,6 +165,7 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
              {{"K", a.shape.K},
               {"V", a.shape.V},
               {"io", dtypeName(a.shape.io)},
+              {"state", dtypeName(a.shape.state)},
               {"v_block", a.shape.vTile()}}},
             {"source", a.source},
             {"ptx", "kernel.ptx"},
@@ -231,6 +240,13 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
     return missing("shape.V", "a positive integer");
   if (!getStr(m["shape"], "io", io) || !parseDType(io, a.shape.io))
     return missing("shape.io", "a dtype name (BF16, F16, ...)");
+  // Manifests written before 16-bit state pools have no "state": fp32.
+  std::string state = "F32";
+  if ((m["shape"].contains("state") && !getStr(m["shape"], "state", state)) ||
+      !parseDType(state, a.shape.state) ||
+      (a.shape.state != DType::F32 && a.shape.state != DType::BF16 &&
+       a.shape.state != DType::F16))
+    return missing("shape.state", "F32, BF16 or F16");
   if (!getStr(m, "ptx", ptxName))
     return missing("ptx", "a file name");
   // Format 1 (before the V-split) has no v_block: the whole V.

@@ -102,8 +102,20 @@ Value elementInside(OpBuilder &b, Location loc,
   return inside;
 }
 
+/// `v` as a float of type `to`: widened (a bf16 / fp16 state pool read
+/// into an fp32 tile) or rounded to nearest even (written back to one).
+Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
 /// A tile read element by element from a memref; rows at and past `rows`
-/// (when given) and padding are zero and are not read.
+/// (when given) and padding are zero and are not read. Elements are
+/// widened to the tile's type where the memref's is narrower.
 Value loadTile(OpBuilder &b, Location loc, RankedTensorType type, Value memref,
                ValueRange base, ArrayRef<int64_t> dims, Value rows) {
   auto padding = tilePadding(cast<MemRefType>(memref.getType()),
@@ -118,9 +130,10 @@ Value loadTile(OpBuilder &b, Location loc, RankedTensorType type, Value memref,
           auto ifOp = scf::IfOp::create(
               nb, nloc, inside,
               [&](OpBuilder &bb, Location l) {
-                scf::YieldOp::create(bb, l,
-                                     memref::LoadOp::create(bb, l, memref, idx)
-                                         .getResult());
+                scf::YieldOp::create(
+                    bb, l,
+                    castFloat(bb, l, memref::LoadOp::create(bb, l, memref, idx),
+                              type.getElementType()));
               },
               [&](OpBuilder &bb, Location l) {
                 Value zero = arith::ConstantOp::create(
@@ -129,7 +142,8 @@ Value loadTile(OpBuilder &b, Location loc, RankedTensorType type, Value memref,
               });
           v = ifOp.getResult(0);
         } else {
-          v = memref::LoadOp::create(nb, nloc, memref, idx);
+          v = castFloat(nb, nloc, memref::LoadOp::create(nb, nloc, memref, idx),
+                        type.getElementType());
         }
         tensor::YieldOp::create(nb, nloc, v);
       });
@@ -157,7 +171,11 @@ void storeTile(OpBuilder &b, Location loc, Value tile, Value memref,
             elementInside(nb, nl, padding, dims, ivs, idx, /*rows=*/Value());
         auto store = [&](OpBuilder &at) {
           Value v = tensor::ExtractOp::create(at, nl, tile, ivs);
-          memref::StoreOp::create(at, nl, v, memref, idx);
+          memref::StoreOp::create(
+              at, nl,
+              castFloat(at, nl, v,
+                        cast<MemRefType>(memref.getType()).getElementType()),
+              memref, idx);
         };
         if (inside) {
           auto guard = scf::IfOp::create(nb, nl, inside, /*withElse=*/false);

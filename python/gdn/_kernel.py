@@ -138,19 +138,21 @@ def _first_occurrence(rows):
 
 
 def _needs_staging(pool):
-    """Whether a torch device pool must be staged (bf16, or padded rows)."""
+    """Whether a torch device pool must be staged: rows padded apart. Dense
+    fp32, bf16 and fp16 pools are the kernels' own (16-bit ones read and
+    written in place); other dtypes are refused by the library."""
     import torch
-    if pool.dtype == torch.float32 and pool.is_contiguous():
+    if pool.is_contiguous():
         return False
-    if pool.dtype not in (torch.float32, torch.bfloat16):
-        raise GDNTypeError("tensor 'state_pool' is %s%s; expected dtype F32 "
-                           "or BF16" % (pool.dtype, list(pool.shape)))
+    if pool.dtype not in (torch.float32, torch.bfloat16, torch.float16):
+        raise GDNTypeError("tensor 'state_pool' is %s%s; expected dtype F32, "
+                           "BF16 or F16" % (pool.dtype, list(pool.shape)))
     return True
 
 
 def _stage_device_pool(present, table):
-    """A torch pool the device kernels cannot take as it is (bf16, or rows
-    padded apart) is staged: the rows the call's table names are gathered
+    """A torch pool the device kernels cannot take as it is (rows padded
+    apart) is staged: the rows the call's table names are gathered
     into a dense float32 pool and the table renumbered, every entry of an
     id to the row of its first entry; the returned function scatters them
     back, rounded to the pool's dtype, after the call (rows the call only
@@ -319,8 +321,8 @@ class Kernel:
         self._run(function, interface, present, flags, stream, checked=checked)
 
     def _call_staged(self, function, interface, present, flags, stream):
-        """A torch device pool the kernels cannot take as it is (bf16 or
-        padded rows), staged around the call (_stage_device_pool)."""
+        """A torch device pool the kernels cannot take as it is (padded
+        rows), staged around the call (_stage_device_pool)."""
         if self.checked:
             # Validate the caller's tables before gathering with them.
             self._run(function, interface, present, flags, stream,

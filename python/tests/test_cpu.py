@@ -167,6 +167,45 @@ def test_bf16_state_pool(fused):
             assert (bits[row] == before[row]).all(), "seed %d: row %d changed" % (seed, row)
 
 
+@pytest.mark.parametrize("schedule", ["fused", "split-seq", "fused v-block=64"])
+@pytest.mark.parametrize("pool_dtype", ["bf16", "f16"])
+def test_16bit_state_pool_read_and_written_in_place(schedule, pool_dtype):
+    """bf16 and fp16 pools are the kernels' own (no fp32 copy): read widened,
+    every checkpoint and final page written rounded to nearest even, every
+    other page's bits untouched; a poisoned output fully written."""
+    rng, seed = problems.seeded()
+    call = problems.paged_call(rng, [150, 64, 90, 0], [30, 128, 0, 40],
+                               page_size=64, K=64, V=128)
+    if pool_dtype == "bf16":
+        bits = to_bf16_bits(call["state_pool"])
+        call["state_pool"] = gdn.bfloat16_view(bits)
+        pool, before = bits, bits.copy()
+        now = lambda: R._f64(gdn.bfloat16_view(bits))
+        pool_f64 = R._f64(gdn.bfloat16_view(before))
+    else:
+        call["state_pool"] = call["state_pool"].astype(np.float16)
+        pool, before = call["state_pool"], call["state_pool"].copy()
+        now = lambda: pool.astype(np.float64)
+        pool_f64 = before.astype(np.float64)
+    output = np.full(call["v"].shape, np.nan, call["v"].dtype)
+    o = gdn.compile(schedule=schedule).chunk_gated_delta_rule_paged(
+        call["q"], call["k"], call["v"], call["g"], call["beta"], output=output,
+        **paged_kwargs(call, gate_domain="log", use_qk_l2norm_in_kernel=True,
+                       beta_is_logit=True))
+    ref_pool, written = paged_check(call, None, o, seed, pool_f64=pool_f64)
+    assert written, "the call writes pages"
+    current = now()
+    for page in range(pool.shape[0]):
+        if page in written:
+            err = R.rel_l2(current[page], ref_pool[page])
+            # One rounding of a state: bf16 keeps 8 bits, fp16 11.
+            assert err <= (4e-3 if pool_dtype == "bf16" else 1e-3), \
+                "seed %d: page %d error %g" % (seed, page, err)
+        else:
+            assert pool[page].tobytes() == before[page].tobytes(), \
+                "seed %d: page %d changed" % (seed, page)
+
+
 @pytest.mark.parametrize("schedule", ["staged", "split-seq", "auto"])
 def test_schedules(schedule):
     rng, seed = problems.seeded()

@@ -51,6 +51,23 @@ def host(x):
     return x.float().cpu().numpy() if x.dtype == torch.bfloat16 else x.cpu().numpy()
 
 
+def test_16bit_pool_runs_in_place():
+    """A dense bf16 pool is handed to the kernels as it is: no fp32 copy (the
+    binding's staging) and no torch kernel besides ours."""
+    from gdn import _kernel
+    rng, _ = problems.seeded()
+    d = to_device(problems.pool_call(rng, [100], H=2, HV=4, K=K, V=V))
+    d["state_pool"] = d["state_pool"].to(torch.bfloat16)
+    assert not _kernel._needs_staging(d["state_pool"])
+    gdn.gdn_extend_chunkwise(**d)      # the layout's plan, made once
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        gdn.gdn_extend_chunkwise(**d)
+        torch.cuda.synchronize()
+    kernels = {e.name for e in prof.events() if e.device_type.name == "CUDA"}
+    assert kernels and all(name.startswith("gdn_") for name in kernels), kernels
+
+
 def kernel_for(member):
     """The default kernel (GDN_ARTIFACTS), or one member of its auto set."""
     if member is None:
@@ -116,19 +133,21 @@ def test_paged_interface(index_dtype):
             assert (pool[page] == host(before)[page]).all(), "seed %d: page %d changed" % (seed, page)
 
 
-@pytest.mark.parametrize("layout", ["bf16", "padded"])
-def test_staged_pools_on_the_device(layout):
-    """bf16 pools and pools with padded rows (seed 004) on the GPU."""
+@pytest.mark.parametrize("layout", ["bf16", "f16", "padded", "padded-bf16"])
+def test_16bit_and_padded_pools_on_the_device(layout):
+    """bf16 and fp16 pools (the kernels' own, read and written in place)
+    and pools with padded rows (seed 004; staged) on the GPU."""
     rng, seed = problems.seeded()
     call = problems.pool_call(rng, [150, 0, 70], H=2, HV=4, K=K, V=V)
     d = to_device(call)
     dense = d["state_pool"]
-    if layout == "bf16":
-        pool = dense.to(torch.bfloat16)
+    if layout in ("bf16", "f16"):
+        pool = dense.to(torch.bfloat16 if layout == "bf16" else torch.float16)
         storage = pool
     else:
+        dtype = torch.bfloat16 if layout == "padded-bf16" else torch.float32
         P, row = dense.shape[0], dense[0].numel()
-        storage = torch.full((P, row + 32), 7.0, device="cuda")
+        storage = torch.full((P, row + 32), 7.0, device="cuda", dtype=dtype)
         storage[:, :row] = dense.reshape(P, row)
         pool = storage[:, :row].view(dense.shape)
         assert not pool.is_contiguous()
@@ -148,7 +167,7 @@ def test_staged_pools_on_the_device(layout):
             assert R.rel_l2(now[row], ref_pool[row]) <= TOL, "seed %d row %d" % (seed, row)
         else:
             assert torch.equal(pool[row], before[row]), "seed %d: row %d changed" % (seed, row)
-    if layout == "padded":
+    if layout.startswith("padded"):
         assert (storage[:, -32:] == 7.0).all(), "seed %d: padding written" % seed
 
 

@@ -136,7 +136,7 @@ def test_output_dtype(kernel):
 def test_pool_dtype(kernel):
     call = pool_call()
     call["state_pool"] = call["state_pool"].astype(np.float64)
-    refused(kernel, call, TypeError, r"'state_pool' is F64.*expected dtype F32 or BF16")
+    refused(kernel, call, TypeError, r"'state_pool' is F64.*expected dtype F32, BF16 or F16")
 
 
 def test_not_a_tensor(kernel):

@@ -256,3 +256,21 @@ func.func @paged_state(%pool: memref<?x?x128x64xf32>, %pi: memref<?xi32>, %pp: m
   gdn.state_store %m, %pool[%page, %hv] : tensor<128x64xf32>, memref<?x?x128x64xf32>
   return
 }
+
+// -----
+
+// A bf16 state pool: read into the fp32 tile widened, written back rounded
+// to nearest even, element by element.
+// CHECK-LABEL: func @bf16_pool
+// CHECK: tensor.generate
+// CHECK: %[[RAW:.*]] = memref.load %{{.*}} : memref<?x?x128x64xbf16>
+// CHECK: arith.extf %[[RAW]] : bf16 to f32
+// CHECK: scf.forall
+// CHECK: %[[WIDE:.*]] = tensor.extract
+// CHECK: %[[NARROW:.*]] = arith.truncf %[[WIDE]] : f32 to bf16
+// CHECK: memref.store %[[NARROW]], %{{.*}} : memref<?x?x128x64xbf16>
+func.func @bf16_pool(%pool: memref<?x?x128x64xbf16>, %page: index, %hv: index) {
+  %m = gdn.state_load %pool[%page, %hv] : memref<?x?x128x64xbf16> -> tensor<128x64xf32>
+  gdn.state_store %m, %pool[%page, %hv] : tensor<128x64xf32>, memref<?x?x128x64xbf16>
+  return
+}

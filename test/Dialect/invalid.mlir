@@ -331,9 +331,9 @@ func.func @state_row_block_without_row(%pool: memref<?x?x128x64xf32>, %i: index)
 
 // -----
 
-func.func @state_pool_dtype(%pool: memref<?x?x128x128xbf16>, %i: index) {
-  // expected-error @+1 {{operand #0 must be 4D memref of 32-bit float values}}
-  %m = gdn.state_load %pool[%i, %i] : memref<?x?x128x128xbf16> -> tensor<128x128xf32>
+func.func @state_pool_dtype(%pool: memref<?x?x128x128xf64>, %i: index) {
+  // expected-error @+1 {{operand #0 must be 4D memref of 32-bit float or bfloat16 type or 16-bit float values}}
+  %m = gdn.state_load %pool[%i, %i] : memref<?x?x128x128xf64> -> tensor<128x128xf32>
   return
 }
 

@@ -513,3 +513,29 @@ gpu.module @k {
   }
 }
 }
+
+// -----
+
+// A bf16 state pool under an fp32 accumulator tile: each thread's column
+// pairs move as 4-byte bf16 pairs, widened after the load and rounded to
+// nearest even before the store (32 pairs a thread each way).
+#mma = #gdn_gpu.wgmma<warpsPerCTA = [4, 2], instrN = 64>
+module attributes {gpu.container_module} {
+gpu.module @k {
+  // CHECK-LABEL: gpu.func @bf16_state_pool
+  // CHECK-COUNT-32: vector.load %{{.*}} {alignment = 4 : i64} : memref<?x?x128x128xbf16>, vector<2xbf16>
+  // CHECK-NOT: vector.load
+  // CHECK: arith.extf %{{.*}} : vector<2xbf16> to vector<2xf32>
+  // CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+  // CHECK: vector.store %{{.*}} {alignment = 4 : i64} : memref<?x?x128x128xbf16>, vector<2xbf16>
+  // CHECK-NOT: memref<?x?x128x128xf32>
+  // CHECK: gpu.return
+  gpu.func @bf16_state_pool(%spool: memref<?x?x128x128xbf16>, %pool: memref<?x?x128x128xbf16>,
+                            %page: index) kernel {
+    %c0 = arith.constant 0 : index
+    %m = gdn.state_load %spool[%page, %c0, %c0] : memref<?x?x128x128xbf16> -> tensor<128x128xf32, #mma>
+    gdn.state_store %m, %pool[%page, %c0, %c0] : tensor<128x128xf32, #mma>, memref<?x?x128x128xbf16>
+    gpu.return
+  }
+}
+}

@@ -23,12 +23,9 @@ Status run::gpuArtifact(const BackendOptions &o, const KernelShape &shape,
     locateArtifact(o.artifactsDir, shape, dir, autoSet);
     if (Status s = readArtifact(dir, artifact); !s.ok())
       return s;
-    if (artifact.shape.K != shape.K || artifact.shape.V != shape.V ||
-        artifact.shape.io != shape.io)
-      return Status::error("artifact '" + dir + "' was compiled for K=" +
-                           std::to_string(artifact.shape.K) + " V=" +
-                           std::to_string(artifact.shape.V) + " " +
-                           dtypeName(artifact.shape.io) +
+    if (!artifact.shape.sameKernel(shape))
+      return Status::error("artifact '" + dir + "' was compiled for " +
+                           Artifact::subdirFor(artifact.shape) +
                            ", the problem needs " + Artifact::subdirFor(shape));
     return Status::success();
   }

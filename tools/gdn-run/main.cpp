@@ -53,6 +53,7 @@ struct Options {
   GenConfig gen = defaultConfig();
   std::string interface = "paged";
   std::string dtype = "bf16";
+  std::string stateDtype = "f32";
   int64_t headDim = 0;
   uint64_t seed = 0;
   int threads = 0;
@@ -237,6 +238,10 @@ std::optional<int> parseCommandLine(int argc, char **argv, Options &o) {
       ->capture_default_str();
   app.add_option("--dtype", o.dtype, "random problem: bf16 or f16")
       ->check(CLI::IsMember({"bf16", "f16"}))->capture_default_str();
+  app.add_option("--state-dtype", o.stateDtype, "random problem: the state "
+                 "pool's storage, f32, or bf16 / f16 read and written by the "
+                 "kernels in place (computed in fp32)")
+      ->check(CLI::IsMember({"f32", "bf16", "f16"}))->capture_default_str();
   app.add_option("--gate", o.gen.gate, "random problem: raw (gate in kernel), "
                  "log or linear")->check(CLI::IsMember({"raw", "log", "linear"}))
       ->capture_default_str();
@@ -286,6 +291,9 @@ std::optional<int> parseCommandLine(int argc, char **argv, Options &o) {
                     "for a random problem use --gate raw|log|linear");
     o.gen.interface = o.interface == "pool" ? Interface::Pool : Interface::Paged;
     o.gen.dtype = o.dtype == "f16" ? DType::F16 : DType::BF16;
+    o.gen.stateDtype = o.stateDtype == "bf16" ? DType::BF16
+                       : o.stateDtype == "f16" ? DType::F16
+                                               : DType::F32;
     o.gen.shufflePages = !noShuffle;
     // New lengths without prefixes: no prefixes (not the default problem's).
     if (seqlensOpt->count() && !prefixesOpt->count())

@@ -125,10 +125,10 @@ const Case kCases[] = {
        p.tensors["k"] = HostTensor::zeros(DType::BF16, {90, 3, 64});
      },
      "not a positive multiple of H=3"},
-    {"state pool in bf16", Interface::Paged,
+    {"state pool in f64", Interface::Paged,
      [](Problem &p) {
        HostTensor &s = p.tensors["state_pool"];
-       s = HostTensor::zeros(DType::BF16, s.shape);
+       s = HostTensor::zeros(DType::F64, s.shape);
      },
      "state_pool"},
     {"state pool of another head size", Interface::Paged,

@@ -327,3 +327,37 @@ TEST(ArtifactManifest, RefusalsNameTheKey) {
     EXPECT_NE(s.message.find(named[i]), std::string::npos) << s.message;
   }
 }
+
+// A 16-bit state pool has kernels of their own: the manifest keeps the
+// pool's dtype (older manifests, without it, are fp32 pools), the artifact
+// directory's name says it, and an artifact for one pool dtype does not
+// serve another.
+TEST(ArtifactManifest, KeepsTheStateDtype) {
+  Artifact a;
+  a.ptx = "// ptx";
+  a.shape.K = a.shape.V = 128;
+  a.shape.state = DType::BF16;
+  a.kernels["k"] = KernelInfo{};
+  a.plans["k"] = LaunchPlan::single("k");
+  Artifact back;
+  Status s = roundTrip(a, back, "state-bf16");
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(back.shape.state, DType::BF16);
+  EXPECT_EQ(Artifact::subdirFor(back.shape), "k128_v128_bf16_state_bf16");
+  KernelShape fp32 = back.shape;
+  fp32.state = DType::F32;
+  EXPECT_FALSE(back.shape.sameKernel(fp32));
+  EXPECT_EQ(Artifact::subdirFor(fp32), "k128_v128_bf16");
+
+  a.shape.state = DType::F32;
+  s = roundTrip(a, back, "state-absent", [](std::string &manifest) {
+    size_t at = manifest.find("\"state\": \"F32\",");
+    if (at != std::string::npos)
+      manifest.erase(at, std::string("\"state\": \"F32\",").size());
+  });
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(back.shape.state, DType::F32);
+  s = readEdited(a, "\"state\": \"F32\"", "\"state\": \"I32\"");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("'shape.state'"), std::string::npos) << s.message;
+}

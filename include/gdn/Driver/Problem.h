@@ -53,6 +53,7 @@ struct GenConfig {
   Interface interface = Interface::Paged;
   int64_t H = 16, HV = 32, K = 128, V = 128;
   DType dtype = DType::BF16;
+  DType stateDtype = DType::F32;  // the state pool's storage
   std::vector<int64_t> seqlens;  // new tokens per sequence
   std::vector<int64_t> prefixes; // paged: tokens already in the pages
   bool shufflePages = true;      // page ids in random order

@@ -80,6 +80,10 @@ struct KernelShape {
   int64_t K = 128;        // key head size
   int64_t V = 128;        // value head size
   DType io = DType::BF16; // q / k / v / o storage type
+  // The state pool's storage type: F32, or BF16 / F16 read and written by
+  // the kernels themselves (widened on load, rounded to nearest even on
+  // store; the state is computed in fp32).
+  DType state = DType::F32;
   // State rows per program (a V-split, the schedule's v-block): each value
   // head's V rows are spread over V / vBlock programs. 0: the whole V.
   int64_t vBlock = 0;
@@ -98,6 +102,11 @@ struct KernelShape {
   int64_t vTile() const { return vBlock ? vBlock : tileV(); }
   /// Programs per value head on the grid's x axis.
   int64_t programsPerHead() const { return tileV() / vTile(); }
+  /// Whether a kernel compiled for `other` serves this shape's calls.
+  bool sameKernel(const KernelShape &other) const {
+    return K == other.K && V == other.V && io == other.io &&
+           state == other.state;
+  }
 };
 
 /// A launch grid of up to three axes (program ids 0, 1, 2).

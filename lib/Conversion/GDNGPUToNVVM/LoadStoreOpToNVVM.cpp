@@ -26,6 +26,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <map>
 
@@ -96,10 +97,12 @@ int64_t globalRunLength(RankedTensorType type, MemRefType memref,
   if (type.getRank() != 2 || dims.size() != 2 ||
       dims[1] != memref.getRank() - 1 || !memref.getLayout().isIdentity())
     return 1;
-  if (!type.getElementType().isIntOrFloat() ||
-      type.getElementTypeBitWidth() % 8 != 0)
+  // The memory's element size sets the access width (a bf16 state pool
+  // under an fp32 tile moves 2 bytes an element).
+  if (!memref.getElementType().isIntOrFloat() ||
+      memref.getElementTypeBitWidth() % 8 != 0)
     return 1;
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  int64_t bytes = memref.getElementTypeBitWidth() / 8;
   int64_t run = vectorRunLength(type, 1, 16 / bytes);
   int64_t rowLength = memref.getShape().back();
   if (ShapedType::isDynamic(rowLength) || rowLength % run != 0 ||
@@ -113,8 +116,26 @@ Value loadByQuadTranspose(OpBuilder &b, Location loc,
                           Value source, ValueRange corner,
                           ArrayRef<int64_t> dims, Value rows);
 
+/// `v` (a float or a vector of floats) as element type `to`: widened, or
+/// rounded to nearest even; `v` itself where the types agree.
+Value castFloats(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = getElementTypeOrSelf(v.getType());
+  if (from == to)
+    return v;
+  Type target = v.getType();
+  if (auto vec = dyn_cast<VectorType>(target))
+    target = vec.clone(to);
+  else
+    target = to;
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, target, v);
+  return arith::TruncFOp::create(b, loc, target, v);
+}
+
 /// The registers of a tile of `type` read from `source` at `corner` along
-/// `dims`; rows at or past `rows` (when given) and padding are zero.
+/// `dims`; rows at or past `rows` (when given) and padding are zero. A
+/// narrower memory element (a bf16 state pool under an fp32 tile) is
+/// widened in registers.
 Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
                     RankedTensorType type, Value source, ValueRange corner,
                     ArrayRef<int64_t> dims, Value rows) {
@@ -122,11 +143,12 @@ Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
                                        dims, rows))
     return quad;
   Type element = type.getElementType();
+  Type stored = cast<MemRefType>(source.getType()).getElementType();
   int64_t run = globalRunLength(type, cast<MemRefType>(source.getType()),
                                 corner, dims);
-  auto runType = VectorType::get({run}, element);
+  auto runType = VectorType::get({run}, stored);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(runType));
-  Value zeroElement = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  Value zeroElement = arith::ConstantOp::create(b, loc, b.getZeroAttr(stored));
   auto padding = gdn::tilePadding(cast<MemRefType>(source.getType()),
                                   type.getShape(), dims);
   SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
@@ -138,15 +160,17 @@ Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
     SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
     if (run == 1) {
       Value v = memref::LoadOp::create(b, loc, source, idx);
-      out.push_back(keep ? arith::SelectOp::create(b, loc, keep, v, zeroElement)
-                         : v);
+      if (keep)
+        v = arith::SelectOp::create(b, loc, keep, v, zeroElement);
+      out.push_back(castFloats(b, loc, v, element));
       continue;
     }
     Value v = vector::LoadOp::create(
         b, loc, runType, source, idx, /*nontemporal=*/false,
-        llvm::MaybeAlign(run * type.getElementTypeBitWidth() / 8));
+        llvm::MaybeAlign(run * stored.getIntOrFloatBitWidth() / 8));
     if (keep)
       v = arith::SelectOp::create(b, loc, keep, v, zero);
+    v = castFloats(b, loc, v, element);
     for (int64_t i = 0; i < run; ++i)
       out.push_back(vector::ExtractOp::create(b, loc, v, i));
   }
@@ -362,7 +386,9 @@ Value loadByQuadTranspose(OpBuilder &b, Location loc,
 }
 
 /// The registers `regs` of a tile of `type` written to `dest`; rows at or
-/// past `rows` (when given) and padding are not written.
+/// past `rows` (when given) and padding are not written. To a narrower
+/// memory element (a bf16 state pool) the values are rounded to nearest
+/// even in registers.
 void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value regs,
                     Value dest, ValueRange corner, ArrayRef<int64_t> dims,
                     Value rows) {
@@ -370,6 +396,7 @@ void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value reg
     return;
   int64_t run = globalRunLength(type, cast<MemRefType>(dest.getType()),
                                 corner, dims);
+  Type stored = cast<MemRefType>(dest.getType()).getElementType();
   auto padding = gdn::tilePadding(cast<MemRefType>(dest.getType()),
                                   type.getShape(), dims);
   SmallVector<SmallVector<Value>> coords = emitThreadCoords(b, loc, type);
@@ -379,6 +406,7 @@ void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value reg
         keepAccess(b, loc, padding, corner, dims, coord, rows, /*clamp=*/false);
     Value v = run == 1 ? vector::ExtractOp::create(b, loc, regs, first).getResult()
                        : registerRun(b, loc, regs, first, run);
+    v = castFloats(b, loc, v, stored);
     SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
     auto store = [&](OpBuilder &at) {
       if (run == 1)
@@ -386,7 +414,7 @@ void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value reg
       else
         vector::StoreOp::create(
             at, loc, v, dest, idx, /*nontemporal=*/false,
-            llvm::MaybeAlign(run * type.getElementTypeBitWidth() / 8));
+            llvm::MaybeAlign(run * stored.getIntOrFloatBitWidth() / 8));
     };
     if (!keep) {
       store(b);

@@ -318,11 +318,15 @@ FailureOr<MmaPrecision> gdn_gpu::parseMmaPrecision(StringRef text,
   if (text == "auto") {
     // Every kernel of the module alike: the state kernel of a staged
     // schedule reads only fp32 workspaces, yet its products carry the
-    // inputs' precision as the others do.
+    // inputs' precision as the others do. The inputs are the token tensors
+    // (q / k / v / o, [T, heads, size]); a state pool ([P, HV, V, K]) in
+    // fp16 under bf16 tokens keeps bf16 products (fp16 would overflow
+    // where bf16 tokens exceed 65504).
     bool f16Inputs = false;
     where->walk([&](gpu::GPUFuncOp kernel) {
       for (Type t : kernel.getArgumentTypes())
-        if (auto m = dyn_cast<MemRefType>(t); m && m.getElementType().isF16())
+        if (auto m = dyn_cast<MemRefType>(t);
+            m && m.getRank() == 3 && m.getElementType().isF16())
           f16Inputs = true;
     });
     return f16Inputs ? MmaPrecision::f16 : MmaPrecision::bf16;
