@@ -131,7 +131,7 @@ runtime:
 # (the GPU defaults: register tiles, bf16 operands, an auto set), as
 # K:V:dtype[:state dtype] (a 16-bit state pool has kernels of its own).
 ARTIFACT_SHAPES := 128:128:bf16 64:64:bf16 64:64:f16 64:128:bf16 128:64:bf16 \
-                   128:128:f16 128:128:bf16:bf16
+                   128:128:f16 128:128:bf16:bf16 128:128:bf16:f16
 artifacts: build
 	@for s in $(ARTIFACT_SHAPES); do \
 	  IFS=: read k v d st <<< "$$s"; \
