@@ -25,7 +25,7 @@
 
 !qk_mem   = memref<?x?x128xbf16>      // q, k: [T, H, K]
 !v_mem    = memref<?x?x128xbf16>      // v, o: [T, HV, V]
-!pool_mem = memref<?x?x128x128xf32>   // state_pool: [P, HV, V, K]
+!pool_mem = memref<?x?x128x128xf32, strided<[?, 16384, 128, 1]>>   // state_pool: [P, HV, V, K], rows may be padded apart
 !qk_in    = tensor<64x128xbf16>       // a chunk of q or k as stored
 !v_in     = tensor<64x128xbf16>       // a chunk of v or o as stored: [C, Vb]
 !qk_tile  = tensor<64x128xf32>        // [C, K]

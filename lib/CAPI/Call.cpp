@@ -1,11 +1,9 @@
 //===- Call.cpp - gdn_call: one prefill call on borrowed tensors ----------===//
 //
 // Validates the call as gdn-run does (same messages), then runs it on the
-// caller's memory: q / k / v / o and a dense fp32 pool are passed to the
-// kernel as they are. A pool the kernels cannot take directly (bf16, or rows
-// padded apart) is staged: the rows the call's tables name are gathered into
-// a dense fp32 pool, the tables renumbered, and the rows the call writes
-// scattered back after the run; no other row is touched.
+// caller's memory: q / k / v / o and the state pool are passed to the
+// kernel as they are. The pool may be fp32, bf16 or fp16 and its rows may
+// be padded apart (the kernels take its row stride); nothing is copied.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,45 +40,6 @@ Status notContiguous(const TensorView &v) {
   return Status::error("tensor '" + v.name + "' " + v.describe() +
                        " has strides " + shapeToString(v.strides) +
                        "; expected a contiguous (row-major) tensor");
-}
-
-/// The pool staged for the kernel: rows of the caller's pool by their new
-/// (dense) number.
-struct StagedPool {
-  std::vector<int64_t> rows;            // new number -> caller's row
-  std::map<int64_t, int64_t> renumber;  // caller's row -> new number
-};
-
-const char *tableOf(Interface interface) {
-  return interface == Interface::Pool ? "cache_indices" : "page_indices";
-}
-
-/// Gathers the rows the call's table names into a dense fp32 pool in
-/// `problem` and renumbers the table. A page table may be longer than its
-/// sequences' pages (preallocated buffers): entries past page_indptr[B]
-/// are never read, so they are neither gathered nor range-checked.
-void stagePool(Problem &problem, const TensorView &pool, StagedPool &staged) {
-  HostTensor &table = problem.tensors[tableOf(problem.interface)];
-  std::vector<int64_t> ids = table.toIndices();
-  size_t used = ids.size();
-  if (problem.interface == Interface::Paged) {
-    std::vector<int64_t> indptr = problem.tensors.at("page_indptr").toIndices();
-    used = std::min<size_t>(used, static_cast<size_t>(indptr.back()));
-  }
-  for (size_t i = 0; i < used; ++i)
-    if (staged.renumber.emplace(ids[i], int64_t(staged.rows.size())).second)
-      staged.rows.push_back(ids[i]);
-  for (size_t i = 0; i < ids.size(); ++i)
-    ids[i] = i < used ? staged.renumber[ids[i]] : 0;
-  table = HostTensor::fromIndices(DType::I64, table.shape, ids);
-  std::vector<int64_t> shape = pool.shape;
-  shape[0] = int64_t(staged.rows.size());
-  HostTensor dense = HostTensor::zeros(DType::F32, shape);
-  const int64_t rowElements = pool.numel() / std::max<int64_t>(pool.shape[0], 1);
-  float *out = reinterpret_cast<float *>(dense.data.data());
-  for (size_t r = 0; r < staged.rows.size(); ++r)
-    readPoolRow(pool, staged.rows[r], out + r * rowElements);
-  problem.tensors["state_pool"] = std::move(dense);
 }
 
 } // namespace
@@ -129,12 +88,9 @@ Status capi::runCall(gdn_context &context, Interface interface,
             shapeToString(view.strides) +
             "; expected dense [HV, V, K] rows (only the row stride may be "
             "padded)");
-      // Dense pools are the kernels' own (16-bit ones read and written in
-      // place); padded rows are staged into a dense fp32 pool below.
-      HostTensor h = shapeOnly(view);
-      if (!view.compact())
-        h.dtype = DType::F32;
-      problem.tensors[name] = std::move(h);
+      // The kernels' own, padded rows included (16-bit pools are read and
+      // written in place).
+      problem.tensors[name] = shapeOnly(view);
       continue;
     }
     if (isBorrowed(name)) {
@@ -162,15 +118,10 @@ Status capi::runCall(gdn_context &context, Interface interface,
   if (problem.dims.T == 0 || flags.validate_only || dryRun)
     return Status::success();
 
-  // The rows the call writes, in the caller's numbering.
+  // The pages the call writes must be writable as the table names them.
   WriteSet writes;
   if (Status s = expectedWrites(problem, writes); !s.ok())
     return s;
-  const bool staged = !pool->compact();
-  StagedPool stagedPool;
-  if (staged)
-    stagePool(problem, *pool, stagedPool);
-
   // The CPU follows the GPU's choices (an H200's SMs assumed).
   const ResolvedSchedule schedule =
       resolveSchedule(context.schedule, problem, /*sms=*/0);
@@ -182,9 +133,9 @@ Status capi::runCall(gdn_context &context, Interface interface,
   for (KernelArg &arg : call.args) {
     if (arg.kind != KernelArg::Kind::Buffer || !isBorrowed(arg.name))
       continue;
-    if (arg.name == "state_pool" && staged)
-      continue;
     arg.data = views.at(arg.name).data;
+    if (arg.name == "state_pool")
+      arg.outerStride = poolRowStride(*pool);
   }
 
   runtimeFailure = true;
@@ -199,15 +150,6 @@ Status capi::runCall(gdn_context &context, Interface interface,
     return s;
 #endif
 
-  if (staged) {
-    const HostTensor &dense = problem.tensors.at("state_pool");
-    const int64_t rowElements = dense.numel() / std::max<int64_t>(
-                                                    dense.shape[0], 1);
-    const float *rows = reinterpret_cast<const float *>(dense.data.data());
-    for (int64_t row : writes.written)
-      writePoolRow(*pool, row,
-                   rows + stagedPool.renumber.at(row) * rowElements);
-  }
   return Status::success();
 }
 

@@ -184,12 +184,24 @@ Status capi::prepareOnDevice(gdn_context &context, int interface,
                            std::to_string(view.deviceId) +
                            ", others on device " + std::to_string(device));
     device = view.deviceId;
-    // validate_only: the binding stages a pool with padded rows itself.
-    const bool stagedPool = name == "state_pool" && flags.validate_only;
-    if (stagedPool ? !view.compactRows() : !view.compact())
-      return Status::error("tensor '" + name + "' " + view.describe() +
-                           " has strides " + shapeToString(view.strides) +
-                           "; device tensors must be contiguous (row-major)");
+    // A state pool's rows may be padded apart (seed 004): the kernels take
+    // its row stride, which must keep every row on a 16-byte boundary (the
+    // rows move as 16-byte vectors).
+    const bool pool = name == "state_pool";
+    if (pool ? !view.compactRows() : !view.compact())
+      return Status::error(
+          "tensor '" + name + "' " + view.describe() + " has strides " +
+          shapeToString(view.strides) +
+          (pool ? "; expected dense [HV, V, K] rows (only the row stride may "
+                  "be padded)"
+                : "; device tensors must be contiguous (row-major)"));
+    if (pool && poolRowStride(view) * elementSize(view.dtype) % 16 != 0)
+      return Status::error(
+          "tensor 'state_pool' " + view.describe() + " has a row stride of " +
+          std::to_string(poolRowStride(view)) + " elements (" +
+          std::to_string(poolRowStride(view) * elementSize(view.dtype)) +
+          " bytes); on the GPU rows padded apart must start on 16-byte "
+          "boundaries");
     if (isGate(name) && view.dtype != DType::F32)
       return Status::typeError(
           "tensor '" + name + "' is " + view.describe() +
@@ -273,6 +285,8 @@ Status capi::prepareOnDevice(gdn_context &context, int interface,
     auto it = views.find(arg.name);
     if (it != views.end()) {
       arg.data = it->second.data;
+      if (arg.name == "state_pool")
+        arg.outerStride = poolRowStride(it->second);
       plan.callerArgs.emplace_back(i, arg.name);
       continue;
     }

@@ -173,28 +173,11 @@ int64_t rowElements(const TensorView &pool) {
 }
 } // namespace
 
-void capi::readPoolRow(const TensorView &pool, int64_t row, float *dst) {
-  const int64_t n = rowElements(pool);
-  const char *src = pool.data + row * pool.strides[0] * elementSize(pool.dtype);
-  if (pool.dtype == DType::F32) {
-    std::memcpy(dst, src, n * sizeof(float));
-    return;
-  }
-  const uint16_t *bits = reinterpret_cast<const uint16_t *>(src);
-  for (int64_t i = 0; i < n; ++i)
-    dst[i] = bf16ToFloat(bits[i]);
-}
-
-void capi::writePoolRow(const TensorView &pool, int64_t row, const float *src) {
-  const int64_t n = rowElements(pool);
-  char *dst = pool.data + row * pool.strides[0] * elementSize(pool.dtype);
-  if (pool.dtype == DType::F32) {
-    std::memcpy(dst, src, n * sizeof(float));
-    return;
-  }
-  uint16_t *bits = reinterpret_cast<uint16_t *>(dst);
-  for (int64_t i = 0; i < n; ++i)
-    bits[i] = floatToBF16(src[i]);
+int64_t capi::poolRowStride(const TensorView &pool) {
+  if (pool.shape.empty() || pool.shape[0] <= 1 ||
+      pool.strides[0] == rowElements(pool))
+    return 0;
+  return pool.strides[0];
 }
 
 run::CallFlags capi::callFlags(const gdn_call_flags &flags) {

@@ -52,11 +52,9 @@ HostTensor copyToHost(const TensorView &view);
 /// pointer (see bindCallerMemory in Call.cpp).
 HostTensor shapeOnly(const TensorView &view);
 
-/// Copies row `row` of a [P, ...] view into `dst` as f32 (from f32 or bf16).
-void readPoolRow(const TensorView &pool, int64_t row, float *dst);
-/// Writes f32 `src` into row `row` of the view (to f32 or bf16, rounded to
-/// nearest even).
-void writePoolRow(const TensorView &pool, int64_t row, const float *src);
+/// The row stride (elements) of a [P, ...] pool whose rows are padded
+/// apart, for the kernel's memref descriptor; 0 where the rows are dense.
+int64_t poolRowStride(const TensorView &pool);
 
 /// Refuses a compact float view holding inf or NaN, naming the element.
 Status checkFiniteValues(const TensorView &view);

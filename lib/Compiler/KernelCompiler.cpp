@@ -288,7 +288,7 @@ Status CPUKernel::launch(const std::string &entry,
     case KernelArg::Kind::Workspace:
       if (!a.data)
         return Status::error("argument " + a.name + " has no memory");
-      descriptors.emplace_back(a.data, a.shape);
+      descriptors.emplace_back(a.data, a.shape, a.outerStride);
       slots[i].pointer = descriptors.back().get();
       break;
     case KernelArg::Kind::Index: slots[i].index = a.index; break;

@@ -29,8 +29,10 @@ std::string gdn::specializeKernelSource(const std::string &source,
   const std::map<std::string, std::string> aliases = {
       {"qk_mem", "memref<?x?x" + k + "x" + io + ">"},
       {"v_mem", "memref<?x?x" + v + "x" + io + ">"},
+      // Rows may be padded apart (seed 004): the row stride is free.
       {"pool_mem", "memref<?x?x" + v + "x" + k + "x" +
-                       mlirElementType(shape.state) + ">"},
+                       mlirElementType(shape.state) + ", strided<[?, " +
+                       std::to_string(shape.V * shape.K) + ", " + k + ", 1]>>"},
       {"qk_in", "tensor<64x" + kt + "x" + io + ">"},
       {"v_in", "tensor<64x" + vt + "x" + io + ">"},
       {"qk_tile", "tensor<64x" + kt + "xf32>"},

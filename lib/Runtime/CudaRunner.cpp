@@ -195,6 +195,8 @@ void packParams(const std::vector<KernelArg> &args, AddressOf address,
         words[first + d] = stride;
         stride *= a.shape[d];
       }
+      if (a.outerStride && !a.shape.empty())
+        words[first] = a.outerStride; // rows padded apart
     } else if (a.kind == KernelArg::Kind::Index) {
       push(a.index);
     } else if (a.kind == KernelArg::Kind::F32) {

@@ -97,25 +97,6 @@ class Borrowed:
         # A DLManagedTensor starts with its DLTensor.
         self.pointer = _pythonapi.PyCapsule_GetPointer(self.capsule, b"dltensor")
 
-    def byte_range(self):
-        """(device, first byte, one past the last byte) of the elements,
-        or None for an empty tensor."""
-        t = _capi.DLTensor.from_address(self.pointer)
-        shape = [t.shape[i] for i in range(t.ndim)]
-        if any(d == 0 for d in shape):
-            return None
-        strides = ([t.strides[i] for i in range(t.ndim)] if t.strides
-                   else [1] * t.ndim)
-        if not t.strides:
-            for i in range(t.ndim - 2, -1, -1):
-                strides[i] = strides[i + 1] * shape[i + 1]
-        item = (t.dtype.bits * t.dtype.lanes + 7) // 8
-        begin = (t.data or 0) + t.byte_offset
-        last = sum((d - 1) * abs(s) for d, s in zip(shape, strides))
-        low = begin - sum((d - 1) * -s for d, s in zip(shape, strides) if s < 0) * item
-        return ((t.device.device_type, t.device.device_id), low,
-                low + (last + 1) * item)
-
 
 def _numpy_dtype(tensor, array):
     """The DLPack dtype of a numpy array the library can use, or a refusal

@@ -62,27 +62,6 @@ def _require(function, tensors):
                                % (function, name))
 
 
-def _check_no_aliasing(function, borrowed):
-    """The library's aliasing rule (lib/CAPI/Aliasing.h) on the caller's own
-    tensors, for calls whose pool is staged before the library sees it: o
-    and state_pool share no byte with any other tensor."""
-    ranges = {b.tensor: b.byte_range() for b in borrowed}
-    for written in _WRITTEN:
-        w = ranges.get(written)
-        if w is None:
-            continue
-        for name, r in ranges.items():
-            if (name == written or r is None or r[0] != w[0]
-                    or (name == "o" and written == "state_pool")):
-                continue
-            if r[1] < w[2] and w[1] < r[2]:
-                raise GDNValueError(
-                    "%s: tensor '%s' (bytes %#x to %#x) overlaps '%s' (bytes "
-                    "%#x to %#x), which the call writes; inputs must not "
-                    "share memory with the output o or the state pool"
-                    % (function, name, r[1], r[2], written, w[1], w[2]))
-
-
 def _empty_like(v, name):
     """An uninitialised tensor of v's shape, dtype and device."""
     if isinstance(v, bfloat16_view):          # numpy bf16
@@ -119,59 +98,6 @@ def _as_device_operand(name, t):
     if name in _INDICES and t.dtype != torch.int64:
         return t.long()
     return t
-
-
-def _first_occurrence(rows):
-    """For every entry of `rows`, the position of the first entry holding
-    the same id, computed on the device without a host sync (a stable
-    sort, the start of each run of equal ids, a running maximum)."""
-    import torch
-    n = rows.numel()
-    ids, order = torch.sort(rows, stable=True)
-    position = torch.arange(n, device=rows.device)
-    starts = torch.ones(n, dtype=torch.bool, device=rows.device)
-    starts[1:] = ids[1:] != ids[:-1]
-    run_start = torch.cummax(torch.where(starts, position, 0), 0).values
-    first = torch.empty_like(order)
-    first[order] = order[run_start]
-    return first
-
-
-def _needs_staging(pool):
-    """Whether a torch device pool must be staged: rows padded apart. Dense
-    fp32, bf16 and fp16 pools are the kernels' own (16-bit ones read and
-    written in place); other dtypes are refused by the library."""
-    import torch
-    if pool.is_contiguous():
-        return False
-    if pool.dtype not in (torch.float32, torch.bfloat16, torch.float16):
-        raise GDNTypeError("tensor 'state_pool' is %s%s; expected dtype F32, "
-                           "BF16 or F16" % (pool.dtype, list(pool.shape)))
-    return True
-
-
-def _stage_device_pool(present, table):
-    """A torch pool the device kernels cannot take as it is (rows padded
-    apart) is staged: the rows the call's table names are gathered
-    into a dense float32 pool and the table renumbered, every entry of an
-    id to the row of its first entry; the returned function scatters them
-    back, rounded to the pool's dtype, after the call (rows the call only
-    reads get their own values back). Entries of a page table past
-    page_indptr[B] are never read and are not gathered. All torch ops on
-    the current stream, so a graph can capture it."""
-    import torch
-    pool, rows = present["state_pool"], present[table]
-    if table == "page_indices":
-        used = torch.arange(rows.numel(), device=rows.device) < present["page_indptr"][-1]
-        rows = torch.where(used, rows, rows[:1].expand_as(rows) if rows.numel() else rows)
-    first = _first_occurrence(rows)
-    dense = pool.index_select(0, rows).float()
-    staged = dict(present)
-    staged["state_pool"] = dense
-    staged[table] = first
-    # Duplicates read their first occurrence's row, so every copy of an id
-    # carries the same values back.
-    return staged, lambda: pool.index_copy_(0, rows, dense[first].to(pool.dtype))
 
 
 def _bundled(name):
@@ -296,11 +222,6 @@ class Kernel:
             stream = _dlpack.current_stream(present["v"])
             if slots is not None:
                 slots._order_before(stream)
-            pool = present["state_pool"]
-            if (type(pool).__module__.split(".")[0] == "torch"
-                    and _needs_staging(pool) and present["q"].shape[0] > 0):
-                self._call_staged(function, interface, present, flags, stream)
-                return
         if not (on_device and checked):
             keyed = _plan.layout_key(head, present)
             if keyed is not None:
@@ -320,31 +241,13 @@ class Kernel:
                 return
         self._run(function, interface, present, flags, stream, checked=checked)
 
-    def _call_staged(self, function, interface, present, flags, stream):
-        """A torch device pool the kernels cannot take as it is (padded
-        rows), staged around the call (_stage_device_pool)."""
-        if self.checked:
-            # Validate the caller's tables before gathering with them.
-            self._run(function, interface, present, flags, stream,
-                      validate_only=True)
-        # The library sees the staged copy, not the caller's pool.
-        _check_no_aliasing(function, [
-            Borrowed(function, n, t, stream) for n, t in present.items()])
-        table = ("cache_indices" if interface == _capi.INTERFACE_POOL
-                 else "page_indices")
-        staged, write_back = _stage_device_pool(present, table)
-        # The caller's tables were validated above.
-        self._run(function, interface, staged, flags, stream, checked=False)
-        write_back()
-
-    def _run(self, function, interface, present, flags, stream, checked=True,
-             validate_only=False):
+    def _run(self, function, interface, present, flags, stream, checked=True):
         named = [(n, Borrowed(function, n, t, stream, written=n in _WRITTEN))
                  for n, t in present.items()]
         names = (ctypes.c_char_p * len(named))(*[n.encode() for n, _ in named])
         pointers = (ctypes.c_void_p * len(named))(*[b.pointer for _, b in named])
         flags.checked = int(bool(checked))
-        flags.validate_only = int(validate_only)
+        flags.validate_only = 0
         status = self._lib.gdn_call(self._handle, interface, len(named), names,
                                     pointers, ctypes.byref(flags),
                                     ctypes.c_void_p(stream or None))

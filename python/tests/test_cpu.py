@@ -167,15 +167,28 @@ def test_bf16_state_pool(fused):
             assert (bits[row] == before[row]).all(), "seed %d: row %d changed" % (seed, row)
 
 
+def padded_rows(pool, pad, fill):
+    """`pool`'s rows `pad` elements apart in a larger buffer filled with
+    `fill`: (the strided view, the buffer)."""
+    P, row = pool.shape[0], pool[0].size
+    storage = np.full((P, row + pad), fill, pool.dtype)
+    storage[:, :row] = pool.reshape(P, row)
+    view = storage[:, :row].reshape(pool.shape)
+    assert np.shares_memory(view, storage) and not view.flags.c_contiguous
+    return view, storage
+
+
 @pytest.mark.parametrize("schedule", ["fused", "split-seq", "fused v-block=64"])
-@pytest.mark.parametrize("pool_dtype", ["bf16", "f16"])
+@pytest.mark.parametrize("pool_dtype", ["bf16", "f16", "f16-padded"])
 def test_16bit_state_pool_read_and_written_in_place(schedule, pool_dtype):
-    """bf16 and fp16 pools are the kernels' own (no fp32 copy): read widened,
-    every checkpoint and final page written rounded to nearest even, every
-    other page's bits untouched; a poisoned output fully written."""
+    """bf16 and fp16 pools are the kernels' own (no fp32 copy), rows padded
+    apart too: read widened, every checkpoint and final page written
+    rounded to nearest even, every other page's bits and the padding
+    untouched; a poisoned output fully written."""
     rng, seed = problems.seeded()
     call = problems.paged_call(rng, [150, 64, 90, 0], [30, 128, 0, 40],
                                page_size=64, K=64, V=128)
+    storage = None
     if pool_dtype == "bf16":
         bits = to_bf16_bits(call["state_pool"])
         call["state_pool"] = gdn.bfloat16_view(bits)
@@ -184,6 +197,8 @@ def test_16bit_state_pool_read_and_written_in_place(schedule, pool_dtype):
         pool_f64 = R._f64(gdn.bfloat16_view(before))
     else:
         call["state_pool"] = call["state_pool"].astype(np.float16)
+        if pool_dtype == "f16-padded":
+            call["state_pool"], storage = padded_rows(call["state_pool"], 24, 7.0)
         pool, before = call["state_pool"], call["state_pool"].copy()
         now = lambda: pool.astype(np.float64)
         pool_f64 = before.astype(np.float64)
@@ -204,6 +219,8 @@ def test_16bit_state_pool_read_and_written_in_place(schedule, pool_dtype):
         else:
             assert pool[page].tobytes() == before[page].tobytes(), \
                 "seed %d: page %d changed" % (seed, page)
+    if storage is not None:
+        assert (storage[:, -24:] == 7.0).all(), "seed %d: padding written" % seed
 
 
 @pytest.mark.parametrize("schedule", ["staged", "split-seq", "auto"])

@@ -52,13 +52,11 @@ def host(x):
 
 
 def test_16bit_pool_runs_in_place():
-    """A dense bf16 pool is handed to the kernels as it is: no fp32 copy (the
-    binding's staging) and no torch kernel besides ours."""
-    from gdn import _kernel
+    """A bf16 pool is handed to the kernels as it is: no fp32 copy and no
+    torch kernel besides ours."""
     rng, _ = problems.seeded()
     d = to_device(problems.pool_call(rng, [100], H=2, HV=4, K=K, V=V))
     d["state_pool"] = d["state_pool"].to(torch.bfloat16)
-    assert not _kernel._needs_staging(d["state_pool"])
     gdn.gdn_extend_chunkwise(**d)      # the layout's plan, made once
     torch.cuda.synchronize()
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
@@ -135,8 +133,8 @@ def test_paged_interface(index_dtype):
 
 @pytest.mark.parametrize("layout", ["bf16", "f16", "padded", "padded-bf16"])
 def test_16bit_and_padded_pools_on_the_device(layout):
-    """bf16 and fp16 pools (the kernels' own, read and written in place)
-    and pools with padded rows (seed 004; staged) on the GPU."""
+    """bf16 and fp16 pools and pools with padded rows (seed 004), read and
+    written in place by the kernels, on the GPU."""
     rng, seed = problems.seeded()
     call = problems.pool_call(rng, [150, 0, 70], H=2, HV=4, K=K, V=V)
     d = to_device(call)
@@ -171,9 +169,27 @@ def test_16bit_and_padded_pools_on_the_device(layout):
         assert (storage[:, -32:] == 7.0).all(), "seed %d: padding written" % seed
 
 
-def test_staged_pool_with_shared_rows_and_a_long_table():
-    """Staging on the device: a zero-length sequence naming a written row,
-    and a page table longer than its pages (garbage past page_indptr[B])."""
+def test_padded_rows_must_keep_16_byte_rows():
+    """Rows padded apart by a stride that is not a multiple of 16 bytes are
+    refused by name, with nothing written."""
+    rng, _ = problems.seeded()
+    d = to_device(problems.pool_call(rng, [50], H=2, HV=4, K=K, V=V))
+    dense = d["state_pool"]
+    P, row = dense.shape[0], dense[0].numel()
+    storage = torch.zeros((P, row + 1), device="cuda")
+    d["state_pool"] = storage[:, :row].view(dense.shape)
+    before = storage.clone()
+    with pytest.raises(ValueError, match=r"row stride of 65537 elements "
+                       r"\(262148 bytes\).*16-byte boundaries"):
+        gdn.gdn_extend_chunkwise(**d)
+    torch.cuda.synchronize()
+    assert torch.equal(storage, before)
+
+
+def test_bf16_pool_with_shared_rows_and_a_long_table():
+    """A bf16 pool on the device: a zero-length sequence naming a written
+    row, and a page table longer than its pages (garbage past
+    page_indptr[B])."""
     rng, seed = problems.seeded()
     call = problems.pool_call(rng, [120, 0, 50], H=2, HV=4, K=K, V=V)
     call["cache_indices"][1] = call["cache_indices"][0]

@@ -25,7 +25,10 @@ struct KernelArg {
   std::string name;           // for error messages: the tensor or flag name
   void *data = nullptr;       // Buffer: first element
   DType dtype = DType::F32;   // Buffer: element type
-  std::vector<int64_t> shape; // Buffer: dense row-major shape
+  std::vector<int64_t> shape; // Buffer: row-major shape
+  // Buffer: the outermost dimension's stride in elements where rows are
+  // padded apart (a state pool's row stride, seed 004); 0: dense.
+  int64_t outerStride = 0;
   int64_t index = 0;          // Index
   float f32 = 0.0f;           // F32
   bool i1 = false;            // I1

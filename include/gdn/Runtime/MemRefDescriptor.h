@@ -18,7 +18,10 @@ namespace gdn {
 
 class MemRefDescriptor {
 public:
-  MemRefDescriptor(void *data, const std::vector<int64_t> &shape) {
+  /// Row-major strides; `outerStride` (elements), when not 0, replaces the
+  /// outermost one (rows padded apart).
+  MemRefDescriptor(void *data, const std::vector<int64_t> &shape,
+                   int64_t outerStride = 0) {
     static_assert(sizeof(void *) == sizeof(int64_t), "64-bit hosts only");
     size_t rank = shape.size();
     words.assign(3 + 2 * rank, 0);
@@ -31,6 +34,8 @@ public:
       words[3 + rank + i] = stride;
       stride *= shape[i];
     }
+    if (rank > 0 && outerStride)
+      words[3 + rank] = outerStride;
   }
   void *get() { return words.data(); }
 

@@ -86,6 +86,31 @@ bool isMultipleOf(Value v, int64_t n) {
   return false;
 }
 
+/// Whether `memref` is laid out as an identity layout is below its outermost
+/// dimension: identity, or strided with only the outermost stride free (a
+/// state pool whose rows are padded apart; the runtimes check that the row
+/// stride keeps every row on a 16-byte boundary).
+bool denseBelowOutermost(MemRefType memref) {
+  if (memref.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (failed(memref.getStridesAndOffset(strides, offset)) || offset != 0)
+    return false;
+  // Each stride below the outermost is the product of the sizes inside it.
+  int64_t expected = 1;
+  for (int64_t d = memref.getRank() - 1; d >= 1; --d) {
+    if (strides[d] != expected)
+      return false;
+    if (d > 1) {
+      if (ShapedType::isDynamic(memref.getDimSize(d)))
+        return false;
+      expected *= memref.getDimSize(d);
+    }
+  }
+  return true;
+}
+
 /// Registers per global access. Runs of the layout along the tile's columns
 /// become one access when those columns are the memref's contiguous
 /// dimension and every run starts on a multiple of its length: the row
@@ -95,7 +120,7 @@ bool isMultipleOf(Value v, int64_t n) {
 int64_t globalRunLength(RankedTensorType type, MemRefType memref,
                         ValueRange corner, ArrayRef<int64_t> dims) {
   if (type.getRank() != 2 || dims.size() != 2 ||
-      dims[1] != memref.getRank() - 1 || !memref.getLayout().isIdentity())
+      dims[1] != memref.getRank() - 1 || !denseBelowOutermost(memref))
     return 1;
   // The memory's element size sets the access width (a bf16 state pool
   // under an fp32 tile moves 2 bytes an element).
