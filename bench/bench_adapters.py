@@ -16,7 +16,6 @@ installed wheel (no GDN_* variable):
 
 import argparse
 import os
-import statistics
 import sys
 
 
@@ -43,6 +42,8 @@ def main():
     import torch.nn.functional as F
     import gdn.fla
     import gdn.flashinfer
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from graph_timer import graph_ms
     print("# gdn from", os.path.dirname(gdn.__file__), "library",
           gdn._capi.LIBRARY, flush=True)
     peers = []
@@ -51,29 +52,13 @@ def main():
         from fla.ops.gated_delta_rule import chunk_gated_delta_rule as fla
         peers.append(("FLA", fla, gdn.fla.chunk_gated_delta_rule, fla_args))
     if args.flashinfer_path:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from peers import import_flashinfer
         fi = import_flashinfer(args.flashinfer_path)
         peers.append(("FlashInfer", fi, gdn.flashinfer.chunk_gated_delta_rule,
                       flashinfer_args))
 
     def timed(call):
-        for _ in range(3):
-            call()
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            call()
-        batches = []
-        for _ in range(args.batches):
-            s, e = (torch.cuda.Event(enable_timing=True) for _ in range(2))
-            s.record()
-            for _ in range(args.replays):
-                graph.replay()
-            e.record()
-            torch.cuda.synchronize()
-            batches.append(s.elapsed_time(e) / args.replays)
-        return statistics.median(batches)
+        return graph_ms(torch, call, args.batches, args.replays)[0]
 
     H, HV, D, dev = 16, 32, 128, "cuda"
     print("peer | shape | peer ms | ours ms | peer / ours | o rel diff | state rel diff")

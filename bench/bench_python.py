@@ -35,7 +35,6 @@ call: one table of every schedule in one run.
 import argparse
 import itertools
 import os
-import statistics
 import sys
 
 
@@ -74,7 +73,9 @@ def main():
     import torch
     import torch.nn.functional as F
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import gdn
+    from graph_timer import capture, replay_ms
 
     gdr = None
     os.environ.setdefault("FLA_FLASH_QLA", "0")
@@ -98,32 +99,13 @@ def main():
     dev = "cuda"
 
     def timed(label, call, check):
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                eager = call()
-        torch.cuda.current_stream().wait_stream(side)
-        torch.cuda.synchronize()
+        graph, eager, captured = capture(torch, call)
         eager = [t.clone() for t in eager]
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            captured = call()
         graph.replay()
         torch.cuda.synchronize()
         diff = max((a.float() - b.float()).abs().max().item()
                    for a, b in zip(captured, eager))
-        batches = []
-        for _ in range(args.batches):
-            s = torch.cuda.Event(enable_timing=True)
-            e = torch.cuda.Event(enable_timing=True)
-            s.record()
-            for _ in range(args.replays):
-                graph.replay()
-            e.record()
-            torch.cuda.synchronize()
-            batches.append(s.elapsed_time(e) / args.replays)
-        ms = statistics.median(batches)
+        ms = replay_ms(torch, graph, args.batches, args.replays)
         print(f"# {label}: graph replay vs eager max|diff| {diff:.3e}; {check(captured)}",
               flush=True)
         return ms, captured

@@ -6,8 +6,10 @@ Run on the GPU host with the installed package:
 
   python3 bench/padded_pools.py
 """
-import statistics, torch, gdn
-import torch.nn.functional as F
+import os, sys
+import torch, gdn
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from graph_timer import graph_ms
 H, HV, D = 16, 32, 128
 for B, T in ((8, 4096), (1, 16384)):
     N = B * T
@@ -28,18 +30,9 @@ for B, T in ((8, 4096), (1, 16384)):
         def call():
             pool.copy_(start)
             return gdn.gdn_extend_chunkwise(q, k, v, a, b, A_log, dt_bias, pool, rows, cu)
-        for _ in range(3): call()
-        torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g): o = call()
-        times = []
-        for _ in range(10):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            for _ in range(20): g.replay()
-            e.record(); torch.cuda.synchronize(); times.append(s.elapsed_time(e) / 20)
+        ms, o = graph_ms(torch, call)
         outs[name] = (o.clone(), pool.clone())
-        print(f"{B}x{T} {name} pool: {statistics.median(times):.3f} ms", flush=True)
+        print(f"{B}x{T} {name} pool: {ms:.3f} ms", flush=True)
     print(f"{B}x{T} padded == dense: o {torch.equal(outs['dense'][0], outs['padded'][0])}, "
           f"state {torch.equal(outs['dense'][1], outs['padded'][1])}, padding untouched "
           f"{bool((storage[:, row:] == 0).all())}", flush=True)
