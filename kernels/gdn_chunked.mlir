@@ -17,11 +17,13 @@
 // values between them live and how a sequence is split over blocks is the
 // schedule's business (gdn-schedule, docs/Schedules.md), not this file's.
 //
-// Shape parameters are the type aliases below: K = V = 128, bf16 inputs.
+// Shape parameters are the type aliases below: K = V = 128, bf16 inputs,
+// chunks of C = 64 tokens.
 // gdn-run re-binds them (memrefs to the head sizes K <= 256, V <= 512; tiles
 // to those sizes padded to a multiple of 64, whose padding loads read as
 // zero and stores skip; bf16 or f16; the V of the tiles to the schedule's
-// v-block) before compiling; the rest of the file never spells a head size.
+// v-block; the chunk tiles' rows to its chunk=) before compiling; the rest
+// of the file never spells a head size or the chunk size.
 
 !qk_mem   = memref<?x?x128xbf16>      // q, k: [T, H, K]
 !v_mem    = memref<?x?x128xbf16>      // v, o: [T, HV, V]
@@ -32,17 +34,35 @@
 !v_tile   = tensor<64x128xf32>        // [C, Vb]
 !state    = tensor<128x128xf32>       // M: [Vb, K], this program's state rows
 !kk       = tensor<128x128xf32>       // [K, K]
+!chunk_vec = tensor<64xf32>           // a value per token of a chunk: [C]
+!chunk_sq  = tensor<64x64xf32>        // token by token within a chunk: [C, C]
 
-// Prepare (state-independent) one chunk of n <= 64 tokens (rows n.. are
+// The chunk size C, read off the chunk tiles' type (the specialiser binds
+// !chunk_vec to the schedule's chunk=), and the index C - 1 of a chunk's
+// last row. Both fold to constants.
+func.func private @chunk_size() -> index {
+  %c0 = arith.constant 0 : index
+  %rows = tensor.empty() : !chunk_vec
+  %C = tensor.dim %rows, %c0 : !chunk_vec
+  return %C : index
+}
+func.func private @chunk_last_row() -> index {
+  %c1 = arith.constant 1 : index
+  %C = func.call @chunk_size() : () -> index
+  %last = arith.subi %C, %c1 : index
+  return %last : index
+}
+
+// Prepare (state-independent) one chunk of n <= C tokens (rows n.. are
 // padding). Yields W and U of the WY form, K decayed to the chunk's end
 // (kd = diag(exp(gamma_last - gamma)) K), Q decayed from its start
 // (qg = diag(exp(gamma)) Q), the intra-chunk attention QK^T (.) D (causal
 // decay) and gamma, the cumulative log decay.
 func.func private @chunk_prepare(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
-                                 %g_raw: tensor<64xf32>, %beta_raw: tensor<64xf32>,
+                                 %g_raw: !chunk_vec, %beta_raw: !chunk_vec,
                                  %n: index, %l2norm: i1)
-    -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>) {
-  %c63 = arith.constant 63 : index
+    -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec) {
+  %last_row = func.call @chunk_last_row() : () -> index
   %qf = arith.extf %q_in : !qk_in to !qk_tile
   %kf = arith.extf %k_in : !qk_in to !qk_tile
   %v = arith.extf %v_in : !v_in to !v_tile
@@ -57,49 +77,49 @@ func.func private @chunk_prepare(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
   // there, a chunk's cumulative sum of gates such as -3e38 stays finite
   // (-inf - -inf in a decay ratio is NaN) and keeps the differences of the
   // mild gates after it.
-  %floor = arith.constant dense<-200.0> : tensor<64xf32>
-  %g_floor = arith.maximumf %g_raw, %floor : tensor<64xf32>
+  %floor = arith.constant dense<-200.0> : !chunk_vec
+  %g_floor = arith.maximumf %g_raw, %floor : !chunk_vec
   // Padding rows neither decay nor update the state: g = beta = 0 there.
-  %g = gdn.mask_rows %g_floor, %n : tensor<64xf32>
-  %beta = gdn.mask_rows %beta_raw, %n : tensor<64xf32>
-  %gamma = gdn.cumsum %g : tensor<64xf32>
-  %eg = math.exp %gamma : tensor<64xf32>
+  %g = gdn.mask_rows %g_floor, %n : !chunk_vec
+  %beta = gdn.mask_rows %beta_raw, %n : !chunk_vec
+  %gamma = gdn.cumsum %g : !chunk_vec
+  %eg = math.exp %gamma : !chunk_vec
 
   // WY: A = beta (K K^T) (.) exp(gamma_i - gamma_j) (j < i); Tm = (I + A)^-1;
   //     W = Tm diag(beta exp(gamma)) K;  U = Tm diag(beta) V.
-  %kk = gdn.matmul %k, %k transpose_b mask strict decay(%gamma : tensor<64xf32>)
-      : !qk_tile, !qk_tile -> tensor<64x64xf32>
-  %a = gdn.scale_rows %kk, %beta : tensor<64x64xf32>, tensor<64xf32>
-  %tm = gdn.tri_inverse %a : tensor<64x64xf32>
-  %beg = arith.mulf %beta, %eg : tensor<64xf32>
-  %kw = gdn.scale_rows %k, %beg : !qk_tile, tensor<64xf32>
-  %w = gdn.matmul %tm, %kw mask none : tensor<64x64xf32>, !qk_tile -> !qk_tile
-  %vb = gdn.scale_rows %v, %beta : !v_tile, tensor<64xf32>
-  %u = gdn.matmul %tm, %vb mask none : tensor<64x64xf32>, !v_tile -> !v_tile
+  %kk = gdn.matmul %k, %k transpose_b mask strict decay(%gamma : !chunk_vec)
+      : !qk_tile, !qk_tile -> !chunk_sq
+  %a = gdn.scale_rows %kk, %beta : !chunk_sq, !chunk_vec
+  %tm = gdn.tri_inverse %a : !chunk_sq
+  %beg = arith.mulf %beta, %eg : !chunk_vec
+  %kw = gdn.scale_rows %k, %beg : !qk_tile, !chunk_vec
+  %w = gdn.matmul %tm, %kw mask none : !chunk_sq, !qk_tile -> !qk_tile
+  %vb = gdn.scale_rows %v, %beta : !v_tile, !chunk_vec
+  %u = gdn.matmul %tm, %vb mask none : !chunk_sq, !v_tile -> !v_tile
 
-  // Padding rows have g = 0, so gamma[63] is gamma of the last real token.
-  %gl = tensor.extract %gamma[%c63] : tensor<64xf32>
-  %gls = tensor.splat %gl : tensor<64xf32>
-  %dexp = arith.subf %gls, %gamma : tensor<64xf32>
-  %d = math.exp %dexp : tensor<64xf32>
-  %kd = gdn.scale_rows %k, %d : !qk_tile, tensor<64xf32>
-  %qg = gdn.scale_rows %q, %eg : !qk_tile, tensor<64xf32>
-  %qk = gdn.matmul %q, %k transpose_b mask causal decay(%gamma : tensor<64xf32>)
-      : !qk_tile, !qk_tile -> tensor<64x64xf32>
+  // Padding rows have g = 0, so gamma[C - 1] is gamma of the last real token.
+  %gl = tensor.extract %gamma[%last_row] : !chunk_vec
+  %gls = tensor.splat %gl : !chunk_vec
+  %dexp = arith.subf %gls, %gamma : !chunk_vec
+  %d = math.exp %dexp : !chunk_vec
+  %kd = gdn.scale_rows %k, %d : !qk_tile, !chunk_vec
+  %qg = gdn.scale_rows %q, %eg : !qk_tile, !chunk_vec
+  %qk = gdn.matmul %q, %k transpose_b mask causal decay(%gamma : !chunk_vec)
+      : !qk_tile, !qk_tile -> !chunk_sq
   return %w, %u, %kd, %qg, %qk, %gamma
-      : !qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>
+      : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
 }
 
 // The serial step: Vn = U - W M0^T and
 // M_L = exp(gamma_last) M0 + Vn^T diag(exp(gamma_last - gamma)) K.
 func.func private @chunk_step(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
-                              %gamma: tensor<64xf32>, %m0: !state)
+                              %gamma: !chunk_vec, %m0: !state)
     -> (!state, !v_tile) {
-  %c63 = arith.constant 63 : index
+  %last_row = func.call @chunk_last_row() : () -> index
   %wm = gdn.matmul %w, %m0 transpose_b mask none : !qk_tile, !state -> !v_tile
   %vn = arith.subf %u, %wm : !v_tile
   %upd = gdn.matmul %vn, %kd transpose_a mask none : !v_tile, !qk_tile -> !state
-  %gl = tensor.extract %gamma[%c63] : tensor<64xf32>
+  %gl = tensor.extract %gamma[%last_row] : !chunk_vec
   %egl = math.exp %gl : f32
   %egls = tensor.splat %egl : !state
   %m0d = arith.mulf %m0, %egls : !state
@@ -109,10 +129,10 @@ func.func private @chunk_step(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
 
 // The chunk's output in the storage type:
 // O = scale (diag(exp(gamma)) Q M0^T + (Q K^T (.) D) Vn).
-func.func private @chunk_output(%qg: !qk_tile, %qk: tensor<64x64xf32>,
+func.func private @chunk_output(%qg: !qk_tile, %qk: !chunk_sq,
                                 %m0: !state, %vn: !v_tile, %scale: f32) -> !v_in {
   %qm = gdn.matmul %qg, %m0 transpose_b mask none : !qk_tile, !state -> !v_tile
-  %intra = gdn.matmul %qk, %vn mask none : tensor<64x64xf32>, !v_tile -> !v_tile
+  %intra = gdn.matmul %qk, %vn mask none : !chunk_sq, !v_tile -> !v_tile
   %sum = arith.addf %qm, %intra : !v_tile
   %scales = tensor.splat %scale : !v_tile
   %o = arith.mulf %sum, %scales : !v_tile
@@ -130,10 +150,10 @@ func.func private @chunk_output(%qg: !qk_tile, %qk: tensor<64x64xf32>,
 // Through B2's factors every product is [C, K] x [K, K] or [K, C] x [C, K]:
 // two thirds of the flops of forming B2 and R2 and then B1 B2 and R1 B2.
 func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
-                                    %gamma: tensor<64xf32>, %a1: f32,
+                                    %gamma: !chunk_vec, %a1: f32,
                                     %b1: !kk, %r1: !state) -> (f32, !kk, !state) {
-  %c63 = arith.constant 63 : index
-  %gl = tensor.extract %gamma[%c63] : tensor<64xf32>
+  %last_row = func.call @chunk_last_row() : () -> index
+  %gl = tensor.extract %gamma[%last_row] : !chunk_vec
   %a2 = math.exp %gl : f32
   %a = arith.mulf %a1, %a2 : f32
   %wb = gdn.matmul %w, %b1 transpose_b mask none : !qk_tile, !kk -> !qk_tile
@@ -148,7 +168,7 @@ func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
   %b1d = arith.mulf %b1, %a2s : !kk
   %b = arith.addf %b1d, %xk : !kk
   %r, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %r1)
-      : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, !state) -> (!state, !v_tile)
+      : (!qk_tile, !v_tile, !qk_tile, !chunk_vec, !state) -> (!state, !v_tile)
   return %a, %b, %r : f32, !kk, !state
 }
 
@@ -169,24 +189,24 @@ func.func private @head_and_rows(%x: index, %vm: !v_mem) -> (index, index) {
   return %hv, %v0 : index, index
 }
 
-// Pool chunk c: first token t = t0 + 64 c and row count n = min(t1 - t, 64).
+// Pool chunk c: first token t = t0 + C c and row count n = min(t1 - t, C).
 func.func private @pool_chunk_rows(%c: index, %t0: index, %t1: index)
     -> (index, index) {
-  %c64 = arith.constant 64 : index
-  %off = arith.muli %c, %c64 : index
+  %C = func.call @chunk_size() : () -> index
+  %off = arith.muli %c, %C : index
   %t = arith.addi %t0, %off : index
   %left = arith.subi %t1, %t : index
-  %n = arith.minui %left, %c64 : index
+  %n = arith.minui %left, %C : index
   return %t, %n : index, index
 }
 
-// Paged chunk c covers absolute positions [64 c, 64 c + 64) clipped to the
+// Paged chunk c covers absolute positions [C c, C c + C) clipped to the
 // new tokens [p, L): first token t (in q / k / v), row count n, end e.
 func.func private @paged_chunk_rows(%c: index, %p: index, %L: index, %t0: index)
     -> (index, index, index) {
-  %c64 = arith.constant 64 : index
-  %cs = arith.muli %c, %c64 : index
-  %ce = arith.addi %cs, %c64 : index
+  %C = func.call @chunk_size() : () -> index
+  %cs = arith.muli %c, %C : index
+  %ce = arith.addi %cs, %C : index
   %s = arith.maxui %cs, %p : index
   %e = arith.minui %ce, %L : index
   %n = arith.subi %e, %s : index
@@ -205,8 +225,8 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     attributes {llvm.emit_c_interface} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c63 = arith.constant 63 : index
-  %c64 = arith.constant 64 : index
+  %C = func.call @chunk_size() : () -> index
+  %last_row = func.call @chunk_last_row() : () -> index
   %true = arith.constant true
   %b = gdn.program_id 1
   %x = gdn.program_id 0
@@ -228,10 +248,10 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     %alog = memref.load %a_log[%hv] : memref<?xf32>
     %dtb = memref.load %dt_bias[%hv] : memref<?xf32>
     %m_in = gdn.state_load %pool[%row, %hv, %v0] : !pool_mem -> !state
-    // Chunk c covers tokens t0 + 64 c .. min(t1, t0 + 64 c + 64) - 1.
+    // Chunk c covers tokens t0 + C c .. min(t1, t0 + C c + C) - 1.
     %len = arith.subi %t1, %t0 : index
-    %len63 = arith.addi %len, %c63 : index
-    %nc = arith.divui %len63, %c64 : index
+    %len_up = arith.addi %len, %last_row : index
+    %nc = arith.divui %len_up, %C : index
     %m_out = gdn.chunk_scan %c0 to %nc init(%m_in : !state)
     prepare {
     ^bb0(%c: index):
@@ -239,35 +259,35 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       %q = gdn.tile_load %qm[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
       %k = gdn.tile_load %km[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
       %v = gdn.tile_load %vm[%t, %hv, %v0] dims [0, 2] rows %n : !v_mem -> !v_in
-      %a = gdn.tile_load %am[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> tensor<64xf32>
-      %bl = gdn.tile_load %bm[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> tensor<64xf32>
-      %g = gdn.gate raw %a A_log(%alog) dt_bias(%dtb) : tensor<64xf32>
-      %beta = gdn.sigmoid %bl : tensor<64xf32>
+      %a = gdn.tile_load %am[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> !chunk_vec
+      %bl = gdn.tile_load %bm[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> !chunk_vec
+      %g = gdn.gate raw %a A_log(%alog) dt_bias(%dtb) : !chunk_vec
+      %beta = gdn.sigmoid %bl : !chunk_vec
       %w, %u, %kd, %qg, %qk, %gamma = func.call @chunk_prepare(%q, %k, %v, %g, %beta, %n, %true)
-          : (!qk_in, !qk_in, !v_in, tensor<64xf32>, tensor<64xf32>, index, i1)
-          -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>)
-      gdn.yield %w, %u, %kd, %qg, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>
+          : (!qk_in, !qk_in, !v_in, !chunk_vec, !chunk_vec, index, i1)
+          -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec)
+      gdn.yield %w, %u, %kd, %qg, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
     } step {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
-         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %qk: !chunk_sq, %gamma: !chunk_vec,
          %m: !state):
       %m1, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %m)
-          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, !state) -> (!state, !v_tile)
+          : (!qk_tile, !v_tile, !qk_tile, !chunk_vec, !state) -> (!state, !v_tile)
       gdn.yield %m1, %vn : !state, !v_tile
     } emit {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
-         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %qk: !chunk_sq, %gamma: !chunk_vec,
          %m: !state, %vn: !v_tile):
       %t, %n = func.call @pool_chunk_rows(%c, %t0, %t1) : (index, index, index) -> (index, index)
       %o = func.call @chunk_output(%qg, %qk, %m, %vn, %scale)
-          : (!qk_tile, tensor<64x64xf32>, !state, !v_tile, f32) -> !v_in
+          : (!qk_tile, !chunk_sq, !state, !v_tile, f32) -> !v_in
       gdn.tile_store %o, %om[%t, %hv, %v0] dims [0, 2] rows %n : !v_in, !v_mem
     } transition {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
-         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %qk: !chunk_sq, %gamma: !chunk_vec,
          %ma: f32, %mb: !kk, %mr: !state):
       %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kd, %gamma, %ma, %mb, %mr)
-          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, f32, !kk, !state)
+          : (!qk_tile, !v_tile, !qk_tile, !chunk_vec, f32, !kk, !state)
             -> (f32, !kk, !state)
       gdn.yield %ta, %tb, %tr : f32, !kk, !state
     }
@@ -300,8 +320,8 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
                   {gate_domain = 1 : index, beta_is_logit = false, qk_l2norm = true}]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c64 = arith.constant 64 : index
-  %c63_idx = arith.constant 63 : index
+  %C = func.call @chunk_size() : () -> index
+  %last_row = func.call @chunk_last_row() : () -> index
   %b = gdn.program_id 1
   %x = gdn.program_id 0
   %hv, %v0 = func.call @head_and_rows(%x, %vm) : (index, !v_mem) -> (index, index)
@@ -345,10 +365,10 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       scf.yield %m : !state
     }
 
-    // Chunks cover absolute positions [64 c, 64 c + 64) clipped to [p, L).
-    %c_first = arith.divui %p, %c64 : index
-    %L63 = arith.addi %L, %c63_idx : index
-    %c_end = arith.divui %L63, %c64 : index
+    // Chunks cover absolute positions [C c, C c + C) clipped to [p, L).
+    %c_first = arith.divui %p, %C : index
+    %L_up = arith.addi %L, %last_row : index
+    %c_end = arith.divui %L_up, %C : index
     %m_out = gdn.chunk_scan %c_first to %c_end init(%m_in : !state)
     prepare {
     ^bb0(%c: index):
@@ -357,34 +377,34 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       %q = gdn.tile_load %qm[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
       %k = gdn.tile_load %km[%t, %h, %c0] dims [0, 2] rows %n : !qk_mem -> !qk_in
       %v = gdn.tile_load %vm[%t, %hv, %v0] dims [0, 2] rows %n : !v_mem -> !v_in
-      %gin = gdn.tile_load %gate_m[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> tensor<64xf32>
-      %bin = gdn.tile_load %beta_m[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> tensor<64xf32>
-      %g = scf.index_switch %gate_domain -> tensor<64xf32>
+      %gin = gdn.tile_load %gate_m[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> !chunk_vec
+      %bin = gdn.tile_load %beta_m[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> !chunk_vec
+      %g = scf.index_switch %gate_domain -> !chunk_vec
       case 0 {
-        %r = gdn.gate raw %gin A_log(%alog) dt_bias(%dtb) : tensor<64xf32>
-        scf.yield %r : tensor<64xf32>
+        %r = gdn.gate raw %gin A_log(%alog) dt_bias(%dtb) : !chunk_vec
+        scf.yield %r : !chunk_vec
       }
       case 2 {
-        %r = gdn.gate linear %gin : tensor<64xf32>
-        scf.yield %r : tensor<64xf32>
+        %r = gdn.gate linear %gin : !chunk_vec
+        scf.yield %r : !chunk_vec
       }
       default {
-        %r = gdn.gate log %gin : tensor<64xf32>
-        scf.yield %r : tensor<64xf32>
+        %r = gdn.gate log %gin : !chunk_vec
+        scf.yield %r : !chunk_vec
       }
-      %beta = scf.if %beta_is_logit -> (tensor<64xf32>) {
-        %r = gdn.sigmoid %bin : tensor<64xf32>
-        scf.yield %r : tensor<64xf32>
+      %beta = scf.if %beta_is_logit -> (!chunk_vec) {
+        %r = gdn.sigmoid %bin : !chunk_vec
+        scf.yield %r : !chunk_vec
       } else {
-        scf.yield %bin : tensor<64xf32>
+        scf.yield %bin : !chunk_vec
       }
       %w, %u, %kd, %qg, %qk, %gamma = func.call @chunk_prepare(%q, %k, %v, %g, %beta, %n, %l2norm)
-          : (!qk_in, !qk_in, !v_in, tensor<64xf32>, tensor<64xf32>, index, i1)
-          -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>)
-      gdn.yield %w, %u, %kd, %qg, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, tensor<64x64xf32>, tensor<64xf32>
+          : (!qk_in, !qk_in, !v_in, !chunk_vec, !chunk_vec, index, i1)
+          -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec)
+      gdn.yield %w, %u, %kd, %qg, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
     } step {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
-         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %qk: !chunk_sq, %gamma: !chunk_vec,
          %m: !state):
       // Checkpoint after a token that ends a page: sequence page e/ps - 1.
       // Its page is looked up before the step's matmuls (the sequence's
@@ -399,26 +419,26 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       %pn_checkpoint = arith.select %at_boundary, %pn1, %c0 : index
       %page = gdn.page_lookup %page_indices, %page_indptr[%b, %pn_checkpoint] : memref<?xi64>, memref<?xi64>
       %m1, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %m)
-          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, !state) -> (!state, !v_tile)
+          : (!qk_tile, !v_tile, !qk_tile, !chunk_vec, !state) -> (!state, !v_tile)
       scf.if %at_boundary {
         gdn.state_store %m1, %pool[%page, %hv, %v0] : !state, !pool_mem
       }
       gdn.yield %m1, %vn : !state, !v_tile
     } emit {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
-         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %qk: !chunk_sq, %gamma: !chunk_vec,
          %m: !state, %vn: !v_tile):
       %t, %n, %e = func.call @paged_chunk_rows(%c, %p, %L, %t0)
           : (index, index, index, index) -> (index, index, index)
       %o = func.call @chunk_output(%qg, %qk, %m, %vn, %scale)
-          : (!qk_tile, tensor<64x64xf32>, !state, !v_tile, f32) -> !v_in
+          : (!qk_tile, !chunk_sq, !state, !v_tile, f32) -> !v_in
       gdn.tile_store %o, %om[%t, %hv, %v0] dims [0, 2] rows %n : !v_in, !v_mem
     } transition {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
-         %qk: tensor<64x64xf32>, %gamma: tensor<64xf32>,
+         %qk: !chunk_sq, %gamma: !chunk_vec,
          %ma: f32, %mb: !kk, %mr: !state):
       %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kd, %gamma, %ma, %mb, %mr)
-          : (!qk_tile, !v_tile, !qk_tile, tensor<64xf32>, f32, !kk, !state)
+          : (!qk_tile, !v_tile, !qk_tile, !chunk_vec, f32, !kk, !state)
             -> (f32, !kk, !state)
       gdn.yield %ta, %tb, %tr : f32, !kk, !state
     }

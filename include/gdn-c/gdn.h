@@ -133,7 +133,9 @@ typedef enum {
 
 typedef struct {
   int64_t page_size;          /* paged: tokens per page (multiple of 64) */
-  int64_t chunk_size;         /* tokens per chunk: 64 (the kernels' only) */
+  int64_t chunk_size;         /* tokens per chunk: 32, 64 or 128; 0 (the
+                                 default): the schedule's chunk=, else 64.
+                                 The GPU takes 64. */
   int32_t has_scale;          /* 0: scale = K^-0.5 */
   double scale;
   int32_t gate_domain;        /* paged without use_gate_in_kernel */

@@ -78,10 +78,6 @@ Status capi::runCall(gdn_context &context, Interface interface,
       continue;
     if (name == "state_pool") {
       pool = &view;
-      if (view.dtype != DType::F32 && view.dtype != DType::BF16 &&
-          view.dtype != DType::F16)
-        return Status::typeError("tensor 'state_pool' is " + view.describe() +
-                                 "; expected dtype F32, BF16 or F16");
       if (!view.compactRows())
         return Status::error(
             "tensor 'state_pool' " + view.describe() + " has strides " +
@@ -102,6 +98,8 @@ Status capi::runCall(gdn_context &context, Interface interface,
     problem.tensors[name] = copyToHost(view);
   }
   if (Status s = validateProblem(problem); !s.ok())
+    return s;
+  if (Status s = bindChunkSize(problem, context.schedule); !s.ok())
     return s;
   if (Status s = checkOutput(out, problem.tensors.at("v")); !s.ok())
     return s;

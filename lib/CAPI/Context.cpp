@@ -133,7 +133,7 @@ void gdn_call_flags_init(gdn_call_flags *flags) {
   if (!flags)
     return;
   flags->page_size = 256;
-  flags->chunk_size = 64;
+  flags->chunk_size = 0; // the schedule's chunk=, else 64
   flags->has_scale = 0;
   flags->scale = 0;
   flags->gate_domain = GDN_GATE_LINEAR;

@@ -195,11 +195,12 @@ Status capi::prepareOnDevice(gdn_context &context, int interface,
           (pool ? "; expected dense [HV, V, K] rows (only the row stride may "
                   "be padded)"
                 : "; device tensors must be contiguous (row-major)"));
-    if (pool && poolRowStride(view) * elementSize(view.dtype) % 16 != 0)
+    if (const int64_t stride = pool ? poolRowStride(view) : 0;
+        stride * elementSize(view.dtype) % 16 != 0)
       return Status::error(
           "tensor 'state_pool' " + view.describe() + " has a row stride of " +
-          std::to_string(poolRowStride(view)) + " elements (" +
-          std::to_string(poolRowStride(view) * elementSize(view.dtype)) +
+          std::to_string(stride) + " elements (" +
+          std::to_string(stride * elementSize(view.dtype)) +
           " bytes); on the GPU rows padded apart must start on 16-byte "
           "boundaries");
     if (isGate(name) && view.dtype != DType::F32)
@@ -212,10 +213,6 @@ Status capi::prepareOnDevice(gdn_context &context, int interface,
           "tensor '" + name + "' is " + view.describe() +
           "; on the GPU index tensors are read as I64 (int64): convert it "
           "once before the call (host calls convert it themselves)");
-    if (name == "state_pool" && view.dtype != DType::F32 &&
-        view.dtype != DType::BF16 && view.dtype != DType::F16)
-      return Status::typeError("tensor 'state_pool' is " + view.describe() +
-                               "; expected dtype F32, BF16 or F16");
   }
   auto outIt = views.find("o");
   if (outIt == views.end())
@@ -252,6 +249,8 @@ Status capi::prepareOnDevice(gdn_context &context, int interface,
     problem.tensors[name] = std::move(h);
   }
   if (Status s = validateProblem(problem); !s.ok())
+    return s;
+  if (Status s = bindChunkSize(problem, context.schedule); !s.ok())
     return s;
   if (Status s = checkOutput(out, problem.tensors.at("v")); !s.ok())
     return s;

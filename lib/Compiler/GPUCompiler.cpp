@@ -63,6 +63,14 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   KernelShape shape;
   if (Status s = resolveKernelShape(options, shape); !s.ok())
     return s;
+  // The tile lowering lays a chunk tile's rows over one warpgroup's 64-row
+  // wgmma slab.
+  if (shape.chunk != KernelShape::kDefaultChunk)
+    return Status::error(
+        "schedule '" + options.schedule.name + "': chunk=" +
+        std::to_string(shape.chunk) +
+        " is not supported on the GPU (its tiles take chunks of 64); the "
+        "CPU back end runs chunks of 32, 64 and 128");
   if (Status s = parseKernel(options, shape, context, diags, specialised,
                              module);
       !s.ok())

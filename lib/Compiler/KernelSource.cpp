@@ -35,6 +35,8 @@ Status gdn::resolveKernelShape(const CompileOptions &options,
              ? std::string()
              : " (tiles of " + std::to_string(shape.tileV()) + ")"));
   shape.vBlock = schedule.vBlock == shape.tileV() ? 0 : schedule.vBlock;
+  if (schedule.chunk)
+    shape.chunk = schedule.chunk;
   return Status::success();
 }
 

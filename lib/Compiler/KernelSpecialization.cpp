@@ -26,6 +26,8 @@ std::string gdn::specializeKernelSource(const std::string &source,
   const std::string kt = std::to_string(shape.tileK());
   // Tiles of V rows hold one program's block of them (a V-split).
   const std::string vt = std::to_string(shape.vTile());
+  // Chunk tiles have one row per token of a chunk.
+  const std::string c = std::to_string(shape.chunk);
   const std::map<std::string, std::string> aliases = {
       {"qk_mem", "memref<?x?x" + k + "x" + io + ">"},
       {"v_mem", "memref<?x?x" + v + "x" + io + ">"},
@@ -33,10 +35,12 @@ std::string gdn::specializeKernelSource(const std::string &source,
       {"pool_mem", "memref<?x?x" + v + "x" + k + "x" +
                        mlirElementType(shape.state) + ", strided<[?, " +
                        std::to_string(shape.V * shape.K) + ", " + k + ", 1]>>"},
-      {"qk_in", "tensor<64x" + kt + "x" + io + ">"},
-      {"v_in", "tensor<64x" + vt + "x" + io + ">"},
-      {"qk_tile", "tensor<64x" + kt + "xf32>"},
-      {"v_tile", "tensor<64x" + vt + "xf32>"},
+      {"qk_in", "tensor<" + c + "x" + kt + "x" + io + ">"},
+      {"v_in", "tensor<" + c + "x" + vt + "x" + io + ">"},
+      {"qk_tile", "tensor<" + c + "x" + kt + "xf32>"},
+      {"v_tile", "tensor<" + c + "x" + vt + "xf32>"},
+      {"chunk_vec", "tensor<" + c + "xf32>"},
+      {"chunk_sq", "tensor<" + c + "x" + c + "xf32>"},
       {"state", "tensor<" + vt + "x" + kt + "xf32>"},
       {"kk", "tensor<" + kt + "x" + kt + "xf32>"},
   };

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::gdn;
@@ -99,4 +100,16 @@ Value mlir::gdn::emitInsidePadding(OpBuilder &b, Location loc,
     inside = inside ? arith::AndIOp::create(b, loc, inside, in).getResult() : in;
   }
   return inside ? inside : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
+}
+
+Value mlir::gdn::emitFloatCast(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = getElementTypeOrSelf(v.getType());
+  if (from == to)
+    return v;
+  Type target = to;
+  if (auto vec = dyn_cast<VectorType>(v.getType()))
+    target = vec.clone(to);
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, target, v);
+  return arith::TruncFOp::create(b, loc, target, v);
 }

@@ -1,6 +1,7 @@
 //===- AutoSchedule.cpp - the rule behind --schedule auto -----------------===//
 
 #include "gdn/Driver/AutoSchedule.h"
+#include "gdn/Runtime/KernelArgs.h"
 #include "gdn/Runtime/Segments.h"
 
 #include <algorithm>
@@ -247,6 +248,8 @@ ResolvedSchedule run::resolveSchedule(const ScheduleRequest &request,
   ResolvedSchedule r;
   if (!request.isAuto) {
     r.schedule = request.concrete;
+    if (problem.flags.chunkSize)
+      r.schedule.chunk = problem.flags.chunkSize;
     return r;
   }
   const bool nominal = sms <= 0;
@@ -254,8 +257,33 @@ ResolvedSchedule run::resolveSchedule(const ScheduleRequest &request,
       chooseSchedule(workloadOf(problem), nominal ? kNominalSMs : sms);
   r.pick = choice.pick;
   r.schedule = candidateSchedule(*choice.pick);
+  if (problem.flags.chunkSize)
+    r.schedule.chunk = problem.flags.chunkSize;
   r.line = std::string("schedule: auto -> ") + choice.pick->schedule + " (" +
            choice.why +
            (nominal ? "; no GPU asked, an H200's SMs assumed" : "") + ")";
   return r;
+}
+
+Status run::bindChunkSize(Problem &problem, const ScheduleRequest &request) {
+  int64_t &call = problem.flags.chunkSize;
+  const int64_t named = request.isAuto ? 0 : request.concrete.chunk;
+  if (call && named && call != named)
+    return Status::error(
+        "chunk size (--chunk-size, chunk_size) " + std::to_string(call) +
+        " disagrees with the schedule's chunk=" + std::to_string(named) +
+        " (schedule '" + request.concrete.name +
+        "'): give one of them, or the same size in both");
+  const int64_t chunk = call    ? call
+                        : named ? named
+                                : gdn::KernelShape::kDefaultChunk;
+  if (problem.interface == Interface::Paged &&
+      problem.flags.pageSize % chunk != 0)
+    return Status::error("page_size = " +
+                         std::to_string(problem.flags.pageSize) +
+                         " is not a multiple of the chunk size " +
+                         std::to_string(chunk) +
+                         " (every page boundary must be a chunk boundary)");
+  call = chunk;
+  return Status::success();
 }

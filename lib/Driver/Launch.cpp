@@ -14,6 +14,8 @@ KernelShape run::shapeOf(const Problem &p) {
   s.V = p.dims.V;
   s.io = p.tensors.at("q").dtype;
   s.state = p.tensors.at("state_pool").dtype;
+  if (p.flags.chunkSize) // bound by bindChunkSize; 0 before
+    s.chunk = p.flags.chunkSize;
   return s;
 }
 
@@ -31,7 +33,8 @@ Status run::prepareCall(Problem &p, HostTensor &o, PreparedCall &call) {
   call.grid = Grid{d.HV(), p.batch(), 1};
   // Paged chunks are aligned to absolute positions: one more may start
   // before a sequence's first new token.
-  call.chunkSlots = (p.longestSequence() + 63) / 64 + 1;
+  call.chunkSlots =
+      (p.longestSequence() + call.shape.chunk - 1) / call.shape.chunk + 1;
   // Device calls bring their own output.
   o = p.shapesOnly ? HostTensor() : HostTensor::zeros(t["v"].dtype, t["v"].shape);
   o.dtype = t["v"].dtype;

@@ -89,10 +89,10 @@ Status run::validateProblem(Problem &p) {
   if (paged && !gateInKernel && (t.count("A_log") || t.count("dt_bias")))
     return Status::error("A_log / dt_bias given but --use-gate-in-kernel is "
                          "not set: the gate would be read as g");
-  if (p.flags.chunkSize != 64)
+  if (p.flags.chunkSize != 0 && !KernelShape::validChunk(p.flags.chunkSize))
     return Status::error("chunk size (--chunk-size, chunk_size) " +
                          std::to_string(p.flags.chunkSize) +
-                         " is not supported: the kernels use chunks of 64 "
+                         " is not supported: expected 32, 64 or 128 "
                          "(SPEC.md)");
 
   // The kernels take page_size as a scalar, also where the page table is

@@ -61,6 +61,8 @@ std::string Artifact::subdirFor(const KernelShape &shape) {
       c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     dir += "_state_" + st;
   }
+  if (shape.chunk != KernelShape::kDefaultChunk)
+    dir += "_chunk" + std::to_string(shape.chunk);
   return dir;
 }
 
@@ -166,7 +168,8 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
               {"V", a.shape.V},
               {"io", dtypeName(a.shape.io)},
               {"state", dtypeName(a.shape.state)},
-              {"v_block", a.shape.vTile()}}},
+              {"v_block", a.shape.vTile()},
+              {"chunk", a.shape.chunk}}},
             {"source", a.source},
             {"ptx", "kernel.ptx"},
             {"grid", "x = value heads HV x (V / v_block), y = sequences B"},
@@ -247,6 +250,11 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
       (a.shape.state != DType::F32 && a.shape.state != DType::BF16 &&
        a.shape.state != DType::F16))
     return missing("shape.state", "F32, BF16 or F16");
+  // Manifests written before chunk sizes have no "chunk": 64.
+  if (m["shape"].contains("chunk") &&
+      (!getInt(m["shape"], "chunk", a.shape.chunk) ||
+       !KernelShape::validChunk(a.shape.chunk)))
+    return missing("shape.chunk", "32, 64 or 128");
   if (!getStr(m, "ptx", ptxName))
     return missing("ptx", "a file name");
   // Format 1 (before the V-split) has no v_block: the whole V.

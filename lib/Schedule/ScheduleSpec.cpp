@@ -66,6 +66,8 @@ std::string ScheduleOptions::str() const {
     s += " intermediates=" + intermediates;
   if (vBlock)
     s += " v-block=" + std::to_string(vBlock);
+  if (chunk && chunk != 64) // 64 is the default: one text per schedule
+    s += " chunk=" + std::to_string(chunk);
   if (prefetch != "next-chunk")
     s += " prefetch=" + prefetch;
   return s;
@@ -157,6 +159,11 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                          rows))
           return false;
         o.vBlock = std::stoll(rows);
+      } else if (key == "chunk") {
+        if (value != "32" && value != "64" && value != "128")
+          return fail("chunk=" + value +
+                      " (expected 32, 64 or 128: tokens per chunk)");
+        o.chunk = std::stoll(value);
       } else if (key == "prefetch") {
         if (!parseChoice(key, value, "next-chunk", "none",
                          "whether the GPU kernels ask for the next chunk's "
@@ -167,7 +174,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
         return fail("unknown key '" + key +
                     "' (known: intermediates, output, segment-chunks, "
                     "replay, first-segment, first-segment-chunks, v-block, "
-                    "prefetch)");
+                    "chunk, prefetch)");
       }
     }
   }
@@ -175,7 +182,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
     return fail("no kind (known: " + scheduleKindList() + ")");
   // A key another kind reads would be ignored silently: refuse it.
   for (const std::string &key : keys) {
-    bool applies = key == "v-block" || key == "prefetch" ||
+    bool applies = key == "v-block" || key == "chunk" || key == "prefetch" ||
                    (o.kind == "staged" &&
                     (key == "intermediates" || key == "output")) ||
                    (o.kind == "split-seq" &&
@@ -245,7 +252,8 @@ std::string mlir::gdn::scheduleHelp() {
        "; keys: output=separate|with-state (staged), segment-chunks=N and "
        "replay=recompute|load, first-segment=map|run and first-segment-chunks=N (split-seq), intermediates=f32|bf16 (staged, "
        "split-seq replay=load), v-block=64|128 (any kind: state rows per "
-       "program), prefetch=next-chunk|none (any kind, GPU: the L2 prefetch "
+       "program), chunk=32|64|128 (any kind: tokens per chunk, 64 by default; "
+       "the GPU takes 64), prefetch=next-chunk|none (any kind, GPU: the L2 prefetch "
        "of the next chunk's tiles). A schedule text may also be given inline, e.g. "
        "\"fused v-block=64\"";
   return s;

@@ -170,12 +170,14 @@ Status expectShape(const std::string &name, const HostTensor &tensor,
 
 Status expectDType(const std::string &name, const HostTensor &tensor,
                    std::initializer_list<DType> allowed) {
-  std::string names;
+  std::string names; // "F32, BF16 or F16"
+  size_t i = 0;
   for (DType d : allowed) {
     if (d == tensor.dtype)
       return Status::success();
-    names += names.empty() ? "" : " or ";
+    names += i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ";
     names += dtypeName(d);
+    ++i;
   }
   return Status::typeError("tensor '" + name + "' is " + tensor.describe() +
                            "; expected dtype " + names);

@@ -102,17 +102,6 @@ Value elementInside(OpBuilder &b, Location loc,
   return inside;
 }
 
-/// `v` as a float of type `to`: widened (a bf16 / fp16 state pool read
-/// into an fp32 tile) or rounded to nearest even (written back to one).
-Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return arith::ExtFOp::create(b, loc, to, v);
-  return arith::TruncFOp::create(b, loc, to, v);
-}
-
 /// A tile read element by element from a memref; rows at and past `rows`
 /// (when given) and padding are zero and are not read. Elements are
 /// widened to the tile's type where the memref's is narrower.
@@ -132,7 +121,7 @@ Value loadTile(OpBuilder &b, Location loc, RankedTensorType type, Value memref,
               [&](OpBuilder &bb, Location l) {
                 scf::YieldOp::create(
                     bb, l,
-                    castFloat(bb, l, memref::LoadOp::create(bb, l, memref, idx),
+                    emitFloatCast(bb, l, memref::LoadOp::create(bb, l, memref, idx),
                               type.getElementType()));
               },
               [&](OpBuilder &bb, Location l) {
@@ -142,7 +131,7 @@ Value loadTile(OpBuilder &b, Location loc, RankedTensorType type, Value memref,
               });
           v = ifOp.getResult(0);
         } else {
-          v = castFloat(nb, nloc, memref::LoadOp::create(nb, nloc, memref, idx),
+          v = emitFloatCast(nb, nloc, memref::LoadOp::create(nb, nloc, memref, idx),
                         type.getElementType());
         }
         tensor::YieldOp::create(nb, nloc, v);
@@ -173,7 +162,7 @@ void storeTile(OpBuilder &b, Location loc, Value tile, Value memref,
           Value v = tensor::ExtractOp::create(at, nl, tile, ivs);
           memref::StoreOp::create(
               at, nl,
-              castFloat(at, nl, v,
+              emitFloatCast(at, nl, v,
                         cast<MemRefType>(memref.getType()).getElementType()),
               memref, idx);
         };

@@ -271,7 +271,8 @@ class Kernel:
                           "state_pool": state_pool,
                           "cache_indices": cache_indices,
                           "cu_seqlens": cu_seqlens})
-        chunk_size = _int_argument(fn, "chunk_size", chunk_size, "64")
+        chunk_size = _int_argument(fn, "chunk_size", chunk_size,
+                                   "32, 64 or 128")
         out = output if output is not None else _empty_like(v, fn)
         # The C flags' defaults for what the pool interface does not take.
         head = (_capi.INTERFACE_POOL, chunk_size, 256, None, _capi.GATE_LINEAR,
@@ -316,7 +317,9 @@ class Kernel:
         if scale is not None:
             scale = _scale_argument(fn, scale)
         out = output if output is not None else _empty_like(v, fn)
-        head = (_capi.INTERFACE_PAGED, 64, page_size, scale,
+        # chunk_size 0: the schedule's chunk=, else 64 (the paged call takes
+        # no chunk_size).
+        head = (_capi.INTERFACE_PAGED, 0, page_size, scale,
                 _capi.GATE_LOG if gate_domain == "log" else _capi.GATE_LINEAR,
                 int(bool(use_gate_in_kernel)), int(bool(beta_is_logit)),
                 int(bool(use_qk_l2norm_in_kernel)), self.checked)

@@ -52,29 +52,29 @@ def fla_inputs(rng, seqlens, H, K, V, normalizer, mask_p, beta_sigmoid,
             g.astype(np.float32), beta.astype(np.float32))
 
 
-def paged_tables(rng, seqlens, prefixes, H, K, V):
-    """A page table of PAGE-token pages, ids shuffled over a pool with two
+def paged_tables(rng, seqlens, prefixes, H, K, V, page=PAGE):
+    """A page table of `page`-token pages, ids shuffled over a pool with two
     spare pages, and a pool of fp16-valued random states (the page holding a
     sequence's last prefix token is its initial state)."""
-    counts = [max(1, -(-(p + n) // PAGE)) for n, p in zip(seqlens, prefixes)]
+    counts = [max(1, -(-(p + n) // page)) for n, p in zip(seqlens, prefixes)]
     P = sum(counts) + 2
     ids = rng.permutation(P)
-    last = [(p + n) - (c - 1) * PAGE for n, p, c in zip(seqlens, prefixes, counts)]
+    last = [(p + n) - (c - 1) * page for n, p, c in zip(seqlens, prefixes, counts)]
     pool = rng.standard_normal((P, H, V, K)).astype(np.float16).astype(np.float32)
     return dict(
         cu_seqlens=np.concatenate([[0], np.cumsum(seqlens)]).astype(np.int64),
         state_pool=pool,
         page_indices=ids[:sum(counts)].astype(np.int64),
         page_indptr=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-        page_size=PAGE,
+        page_size=page,
         last_page_len=np.array(last, np.int64))
 
 
 def run_case(kernel, rng, seed, seqlens, prefixes, H, K, V, scale, normalizer,
-             mask_p, beta_sigmoid):
+             mask_p, beta_sigmoid, page=PAGE):
     q, k, v, g, beta = fla_inputs(rng, seqlens, H, K, V, normalizer, mask_p,
                                   beta_sigmoid)
-    tables = paged_tables(rng, seqlens, prefixes, H, K, V)
+    tables = paged_tables(rng, seqlens, prefixes, H, K, V, page)
     before = tables["state_pool"].copy()
     output = np.full(v.shape, np.nan, v.dtype)
     kernel.chunk_gated_delta_rule_paged(
@@ -82,7 +82,7 @@ def run_case(kernel, rng, seed, seqlens, prefixes, H, K, V, scale, normalizer,
         use_qk_l2norm_in_kernel=False, **tables)
     ref_o, ref_pool, written = R.paged_reference(
         q, k, v, g, beta, scale, tables["cu_seqlens"], before,
-        tables["page_indices"], tables["page_indptr"], PAGE,
+        tables["page_indices"], tables["page_indptr"], page,
         tables["last_page_len"], l2norm=False, gate_domain="log",
         beta_is_logit=False)
     what = ("seed %d, seqlens %s, K=%d V=%d, scale %g, normalizer %g, "
@@ -106,6 +106,26 @@ def test_chunk(fused, T, D):
         run_case(fused, rng, seed, [T, T], [0, PAGE], H=2, K=D, V=D,
                  scale=scale, normalizer=normalizer, mask_p=mask_p,
                  beta_sigmoid=False)
+
+
+# Chunks of 32 and 128 tokens (SPEC.md: a schedule choice; 64 above): FLA's
+# test_chunk grid at a head size that fills its tiles and one that does not,
+# on pages of 128 tokens (a chunk size must divide the page size), one
+# sequence starting mid-page.
+@pytest.fixture(scope="module", params=[32, 128])
+def other_chunk(request):
+    return gdn.compile(schedule="fused chunk=%d" % request.param)
+
+
+@pytest.mark.parametrize("T", [1, 15, 63, 300])
+@pytest.mark.parametrize("D", [64, 100])
+def test_chunk_sizes(other_chunk, T, D):
+    for scale, normalizer, mask_p in itertools.product([1, 0.1], [1, 0.1, 10],
+                                                       [0, 0.5]):
+        rng, seed = problems.seeded()
+        run_case(other_chunk, rng, seed, [T, T], [0, 128 + 40], H=2, K=D, V=D,
+                 scale=scale, normalizer=normalizer, mask_p=mask_p,
+                 beta_sigmoid=False, page=128)
 
 
 # FLA's test_chunk_varlen: four sequences of one long batch, random initial

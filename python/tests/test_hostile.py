@@ -129,7 +129,7 @@ def pool_call(rng, T=90, A_log=None):
     ("64", gdn.GDNTypeError, r"chunk_size is '64' \(str\)"),
     ("x", gdn.GDNTypeError, r"chunk_size is 'x' \(str\)"),
     (True, gdn.GDNTypeError, r"chunk_size is True"),
-    (128, gdn.GDNValueError, r"chunk size \(--chunk-size, chunk_size\) 128 is not supported"),
+    (96, gdn.GDNValueError, r"chunk size \(--chunk-size, chunk_size\) 96 is not supported: expected 32, 64 or 128"),
     (-2**63, gdn.GDNValueError, r"chunk size .* -9223372036854775808 is not supported"),
 ])
 def test_chunk_size_is_an_int(fused, chunk_size, exception, match):

@@ -68,8 +68,9 @@ def test_cache_index_outside_the_pool(kernel):
 
 
 def test_chunk_size(kernel):
-    refused(kernel, pool_call(), ValueError, r"chunk_size\) 128 is not supported",
-            chunk_size=128)
+    refused(kernel, pool_call(), ValueError,
+            r"chunk_size\) 48 is not supported: expected 32, 64 or 128",
+            chunk_size=48)
 
 
 def test_non_finite_gate(kernel):

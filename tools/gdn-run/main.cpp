@@ -204,8 +204,9 @@ std::optional<int> parseCommandLine(int argc, char **argv, Options &o) {
   // Scalars of the call.
   app.add_option("--page-size", o.flags.pageSize, "paged interface: tokens "
                  "per page, a multiple of 64")->capture_default_str();
-  app.add_option("--chunk-size", o.flags.chunkSize, "tokens per chunk (64)")
-      ->capture_default_str();
+  app.add_option("--chunk-size", o.flags.chunkSize,
+                 "tokens per chunk: 32, 64 or 128 (default: the schedule's "
+                 "chunk=, else 64; the GPU takes 64)");
   auto *scaleOpt = app.add_option("--scale", o.scale, "multiplies q (default "
                                   "K^-0.5)");
   auto *domainOpt = app.add_option("--gate-domain", o.gateDomain, "paged "
@@ -582,7 +583,6 @@ Outcome runTool(Options &o, int argc, char **argv) {
   std::string seedLine; // printed once we know stdout is not an --emit
   if (Status s = loadProblem(o, problem, seedLine); !s.ok())
     return Outcome::refused(s.message);
-  const KernelShape shape = shapeOf(problem);
 
   BackendOptions backendOptions;
   backendOptions.kernelPath = kernelPath(o, o.kernel);
@@ -603,6 +603,9 @@ Outcome runTool(Options &o, int argc, char **argv) {
     if (!ScheduleRequest::parse(spec, request, error))
       return Outcome::refused(error);
   }
+  if (Status s = bindChunkSize(problem, request); !s.ok())
+    return Outcome::refused(s.message);
+  const KernelShape shape = shapeOf(problem);
   if (request.isAuto && o.emit == "artifact")
     return emitAutoSet(o, backendOptions, shape);
   std::string autoLine;

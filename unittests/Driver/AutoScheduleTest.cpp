@@ -243,3 +243,50 @@ TEST(ResolveSchedule, AutoPicksForTheCallAndSaysWhy) {
   EXPECT_TRUE(asked.line.empty());
   EXPECT_EQ(asked.schedule.kind, "staged");
 }
+
+// The chunk a call runs with: the call's, else the schedule's, else 64;
+// auto and concrete schedules are resolved with it.
+TEST(BindChunkSize, CallScheduleOrDefault) {
+  auto request = [](const std::string &spec) {
+    ScheduleRequest r;
+    std::string error;
+    EXPECT_TRUE(ScheduleRequest::parse(spec, r, error)) << error;
+    return r;
+  };
+  Problem p = deviceProblem(1, 4096);
+  p.interface = Interface::Pool;
+  ASSERT_TRUE(bindChunkSize(p, request("fused")).ok());
+  EXPECT_EQ(p.flags.chunkSize, 64);
+  EXPECT_EQ(resolveSchedule(request("fused"), p, 132).schedule.str(), "fused");
+
+  p.flags.chunkSize = 0;
+  ASSERT_TRUE(bindChunkSize(p, request("fused chunk=32")).ok());
+  EXPECT_EQ(p.flags.chunkSize, 32);
+
+  p.flags.chunkSize = 128;
+  ASSERT_TRUE(bindChunkSize(p, ScheduleRequest::automatic()).ok());
+  EXPECT_EQ(resolveSchedule(ScheduleRequest::automatic(), p, 132).schedule.chunk,
+            128);
+
+  p.flags.chunkSize = 64;
+  gdn::Status s = bindChunkSize(p, request("staged chunk=128"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("64 disagrees with the schedule's chunk=128"),
+            std::string::npos)
+      << s.message;
+}
+
+TEST(BindChunkSize, PagedChunkDividesThePage) {
+  Problem p = deviceProblem(1, 4096);
+  p.interface = Interface::Paged;
+  p.flags.pageSize = 192;
+  p.flags.chunkSize = 128;
+  gdn::Status s = bindChunkSize(p, ScheduleRequest::automatic());
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("page_size = 192 is not a multiple of the chunk "
+                           "size 128"),
+            std::string::npos)
+      << s.message;
+  p.flags.chunkSize = 64;
+  EXPECT_TRUE(bindChunkSize(p, ScheduleRequest::automatic()).ok());
+}

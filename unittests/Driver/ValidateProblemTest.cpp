@@ -91,8 +91,9 @@ const Case kCases[] = {
     {"page size not a multiple of 64", Interface::Paged,
      [](Problem &p) { p.flags.pageSize = 100; }, "page_size"},
     {"chunk size", Interface::Paged,
-     [](Problem &p) { p.flags.chunkSize = 32; },
-     "chunk size (--chunk-size, chunk_size) 32"},
+     [](Problem &p) { p.flags.chunkSize = 96; },
+     "chunk size (--chunk-size, chunk_size) 96 is not supported: expected "
+     "32, 64 or 128"},
     {"missing beta", Interface::Paged,
      [](Problem &p) { p.tensors.erase("beta"); }, "missing tensor 'beta'"},
     {"unknown tensor", Interface::Paged,

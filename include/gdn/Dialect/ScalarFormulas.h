@@ -1,7 +1,7 @@
 //===- ScalarFormulas.h - scalar bodies of gdn ops --------------*- C++ -*-===//
 //
 // The scalar bodies of gdn.gate, gdn.sigmoid, gdn.l2norm's scale and
-// gdn.page_lookup, shared by every back end (the CPU's linalg bodies and the
+// gdn.page_lookup and the state pool's float casts, shared by every back end (the CPU's linalg bodies and the
 // GPU's per-register code), so the numerics (clamps, overflow-safe forms),
 // the page-table walk and the padding rule of tile loads and stores are
 // written once.
@@ -40,6 +40,10 @@ Value emitPageLookup(OpBuilder &b, Location loc, Value pageIndices,
 SmallVector<std::optional<int64_t>> tilePadding(MemRefType memref,
                                                 ArrayRef<int64_t> tileShape,
                                                 ArrayRef<int64_t> dims);
+/// `v` (a float or a vector of floats) as element type `to`: widened (a
+/// bf16 / fp16 state pool read into fp32) or rounded to nearest even
+/// (written back to one); `v` itself where the types agree.
+Value emitFloatCast(OpBuilder &b, Location loc, Value v, Type to);
 /// Whether a tile access of `tileShape` along `dims` has padding.
 bool hasTilePadding(MemRefType memref, ArrayRef<int64_t> tileShape,
                     ArrayRef<int64_t> dims);

@@ -85,6 +85,14 @@ struct ResolvedSchedule {
 ResolvedSchedule resolveSchedule(const ScheduleRequest &request,
                                  const Problem &problem, int64_t sms);
 
+/// Binds the call's chunk size (`problem.flags.chunkSize`, 0 when the call
+/// names none) to the one it runs with: the call's, else the requested
+/// schedule's `chunk=`, else 64. Refuses a call and a schedule that name
+/// different sizes, and a paged call whose page_size the chunk does not
+/// divide (SPEC.md), naming both. Call it after validateProblem and before
+/// resolveSchedule, which gives the schedule it resolves that chunk.
+Status bindChunkSize(Problem &problem, const ScheduleRequest &request);
+
 } // namespace gdn::run
 
 #endif // GDN_DRIVER_AUTOSCHEDULE_H

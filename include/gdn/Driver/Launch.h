@@ -17,7 +17,7 @@ namespace gdn::run {
 struct PreparedCall {
   std::string entry; // gdn_pool or gdn_paged
   Grid grid;         // [HV, B, 1]: one program per (value head, sequence)
-  int64_t chunkSlots = 1; // at most this many 64-token chunks per program
+  int64_t chunkSlots = 1; // at most this many chunks (shape.chunk tokens) a program
   KernelShape shape;
   std::vector<KernelArg> args;
   std::deque<HostTensor> owned;

@@ -25,7 +25,9 @@ enum class Interface { Pool, Paged };
 /// Scalars of a call (command-line flags).
 struct CallFlags {
   int64_t pageSize = 256;
-  int64_t chunkSize = 64;
+  // Tokens per chunk: 32, 64 or 128; 0: the schedule's chunk=, else 64
+  // (run::bindChunkSize decides before a launch).
+  int64_t chunkSize = 0;
   std::optional<double> scale;
   GateDomain gateDomain = GateDomain::Linear; // paged, without gate in kernel
   bool useGateInKernel = false;

@@ -90,6 +90,14 @@ struct KernelShape {
   // State rows per program (a V-split, the schedule's v-block): each value
   // head's V rows are spread over V / vBlock programs. 0: the whole V.
   int64_t vBlock = 0;
+  // Tokens per chunk: the rows of the chunk tiles (the schedule's chunk=).
+  int64_t chunk = kDefaultChunk;
+
+  static constexpr int64_t kDefaultChunk = 64;
+  /// Whether `tokens` is a chunk size the kernels take (32, 64 or 128).
+  static bool validChunk(int64_t tokens) {
+    return tokens == 32 || tokens == 64 || tokens == 128;
+  }
 
   /// Tiles hold head sizes rounded up to the MMA tile (kHeadTile): loads
   /// zero-fill the padding and stores skip it, so any K, V runs one kernel.
@@ -108,7 +116,7 @@ struct KernelShape {
   /// Whether a kernel compiled for `other` serves this shape's calls.
   bool sameKernel(const KernelShape &other) const {
     return K == other.K && V == other.V && io == other.io &&
-           state == other.state;
+           state == other.state && chunk == other.chunk;
   }
 };
 

@@ -48,6 +48,11 @@ struct ScheduleOptions {
   // whole V in one program; 64 gives each head V / 64 programs. The driver
   // specialises the kernel's V tiles to it (see docs/Schedules.md).
   int64_t vBlock = 0;
+  // Every kind: tokens per chunk, 32, 64 or 128 (0: the call's chunk_size,
+  // 64 by default). The driver specialises the kernel's chunk tiles to it;
+  // a call whose chunk_size names another is refused. The GPU code
+  // generator takes 64 only.
+  int64_t chunk = 0;
   // Every kind, GPU only: "next-chunk" asks for chunk c + 1's input tiles
   // in L2 while chunk c computes (gdn-gpu-prefetch-next-chunk); "none"
   // leaves that out of this schedule's kernels (gdn.no_prefetch). Which

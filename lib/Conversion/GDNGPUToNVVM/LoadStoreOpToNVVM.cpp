@@ -141,22 +141,6 @@ Value loadByQuadTranspose(OpBuilder &b, Location loc,
                           Value source, ValueRange corner,
                           ArrayRef<int64_t> dims, Value rows);
 
-/// `v` (a float or a vector of floats) as element type `to`: widened, or
-/// rounded to nearest even; `v` itself where the types agree.
-Value castFloats(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = getElementTypeOrSelf(v.getType());
-  if (from == to)
-    return v;
-  Type target = v.getType();
-  if (auto vec = dyn_cast<VectorType>(target))
-    target = vec.clone(to);
-  else
-    target = to;
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return arith::ExtFOp::create(b, loc, target, v);
-  return arith::TruncFOp::create(b, loc, target, v);
-}
-
 /// The registers of a tile of `type` read from `source` at `corner` along
 /// `dims`; rows at or past `rows` (when given) and padding are zero. A
 /// narrower memory element (a bf16 state pool under an fp32 tile) is
@@ -187,7 +171,7 @@ Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
       Value v = memref::LoadOp::create(b, loc, source, idx);
       if (keep)
         v = arith::SelectOp::create(b, loc, keep, v, zeroElement);
-      out.push_back(castFloats(b, loc, v, element));
+      out.push_back(mlir::gdn::emitFloatCast(b, loc, v, element));
       continue;
     }
     Value v = vector::LoadOp::create(
@@ -195,7 +179,7 @@ Value loadRegisters(OpBuilder &b, Location loc, const TypeConverter &converter,
         llvm::MaybeAlign(run * stored.getIntOrFloatBitWidth() / 8));
     if (keep)
       v = arith::SelectOp::create(b, loc, keep, v, zero);
-    v = castFloats(b, loc, v, element);
+    v = mlir::gdn::emitFloatCast(b, loc, v, element);
     for (int64_t i = 0; i < run; ++i)
       out.push_back(vector::ExtractOp::create(b, loc, v, i));
   }
@@ -431,7 +415,7 @@ void storeRegisters(OpBuilder &b, Location loc, RankedTensorType type, Value reg
         keepAccess(b, loc, padding, corner, dims, coord, rows, /*clamp=*/false);
     Value v = run == 1 ? vector::ExtractOp::create(b, loc, regs, first).getResult()
                        : registerRun(b, loc, regs, first, run);
-    v = castFloats(b, loc, v, stored);
+    v = mlir::gdn::emitFloatCast(b, loc, v, stored);
     SmallVector<Value> idx = indicesOf(b, loc, corner, dims, coord);
     auto store = [&](OpBuilder &at) {
       if (run == 1)
