@@ -52,7 +52,8 @@ static bool isScheduleKind(const std::string &name) {
 std::string ScheduleOptions::str() const {
   std::string s = kind;
   if (kind == "staged")
-    s += " intermediates=" + intermediates + " output=" + output;
+    s += " intermediates=" + intermediates + " output=" + output +
+         (store != "all" ? " store=" + store : "");
   else if (kind == "split-seq") {
     s += " segment-chunks=" + std::to_string(segmentChunks);
     if (replay != "recompute")
@@ -133,6 +134,12 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
       } else if (key == "output") {
         if (!parseChoice(key, value, "separate", "with-state", "", o.output))
           return false;
+      } else if (key == "store") {
+        if (!parseChoice(key, value, "all", "solve",
+                         "which prepared values cross kernels: every one, "
+                         "or those of the WY solve",
+                         o.store))
+          return false;
       } else if (key == "segment-chunks") {
         if (!parseCount(key, value, o.segmentChunks))
           return false;
@@ -174,7 +181,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
         return fail("unknown key '" + key +
                     "' (known: intermediates, output, segment-chunks, "
                     "replay, first-segment, first-segment-chunks, v-block, "
-                    "chunk, prefetch)");
+                    "chunk, store, prefetch)");
       }
     }
   }
@@ -184,7 +191,8 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
   for (const std::string &key : keys) {
     bool applies = key == "v-block" || key == "chunk" || key == "prefetch" ||
                    (o.kind == "staged" &&
-                    (key == "intermediates" || key == "output")) ||
+                    (key == "intermediates" || key == "output" ||
+                     key == "store")) ||
                    (o.kind == "split-seq" &&
                     (key == "segment-chunks" || key == "replay" ||
                      key == "first-segment" ||
@@ -249,7 +257,7 @@ std::string mlir::gdn::scheduleHelp() {
   for (const NamedSchedule &n : builtinSchedules())
     s += std::string("\n  ") + n.name + ": " + n.summary;
   s += "\nKinds a schedule file may use: " + scheduleKindList() +
-       "; keys: output=separate|with-state (staged), segment-chunks=N and "
+       "; keys: output=separate|with-state and store=all|solve (staged), segment-chunks=N and "
        "replay=recompute|load, first-segment=map|run and first-segment-chunks=N (split-seq), intermediates=f32|bf16 (staged, "
        "split-seq replay=load), v-block=64|128 (any kind: state rows per "
        "program), chunk=32|64|128 (any kind: tokens per chunk, 64 by default; "

@@ -32,3 +32,28 @@
 // SPLIT: func.func @gdn_pool__replay({{.*}}gdn.grid_z = "segments"
 // SPLIT: func.func @gdn_paged__transition(
 // SPLIT: func.func @gdn_paged__replay(
+
+// store=solve: only W and U (the values of the WY solve) cross from the
+// prepare kernel; the serial kernel prepares K decayed, Q decayed, Q K^T
+// and gamma again from its inputs, and none of the solve.
+// RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={staged intermediates=bf16 output=with-state store=solve}' | FileCheck %s --check-prefix=SOLVE
+// SOLVE: func.func @gdn_pool__prepare(
+// SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// SOLVE-SAME: gdn.schedule = "staged intermediates=bf16 output=with-state store=solve"
+// SOLVE: func.func @gdn_pool__state(
+// SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// SOLVE:   scf.for
+// SOLVE:     call @chunk_prepare(
+// SOLVE:     gdn.tile_load {{.*}} : memref<?x?x?x64x128xbf16> -> tensor<64x128xbf16>
+// SOLVE:     gdn.tile_load {{.*}} : memref<?x?x?x64x128xbf16> -> tensor<64x128xbf16>
+// SOLVE:     call @chunk_step(
+// SOLVE:     call @chunk_output(
+// SOLVE-NOT: func.func @gdn_pool__output
+
+// After inlining, the serial kernel keeps no triangular solve.
+// RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={staged intermediates=bf16 output=with-state store=solve}' --inline --canonicalize | FileCheck %s --check-prefix=SOLVE-INLINED
+// SOLVE-INLINED: func.func @gdn_pool__prepare(
+// SOLVE-INLINED:   gdn.tri_inverse
+// SOLVE-INLINED: func.func @gdn_pool__state(
+// SOLVE-INLINED-NOT: gdn.tri_inverse
+// SOLVE-INLINED: func.func @gdn_paged__prepare(

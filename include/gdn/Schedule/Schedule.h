@@ -28,6 +28,10 @@ struct ScheduleOptions {
   std::string kind = "fused";       // fused | staged | split-seq | ...
   std::string intermediates = "f32"; // storage of values between kernels
   std::string output = "separate";  // staged: separate | with-state
+  // staged: which prepared values cross kernels. "all" stores every one;
+  // "solve" only those that depend on the WY solve (W, U), and the later
+  // kernels prepare the rest again from their inputs.
+  std::string store = "all";
   int64_t segmentChunks = 16;       // split-seq: chunks per segment
   // split-seq: how replay gets each chunk's prepared values. "recompute"
   // runs the prepare stage again; "load" reads what transition stored (in

@@ -38,6 +38,77 @@ Type ScanLowering::intermediateType() {
                                       : Type(b.getF32Type());
 }
 
+/// Whether `op`, an op it holds or a function it calls (transitively) is a
+/// gdn.tri_inverse.
+static bool holdsSolve(Operation *op, SymbolTableCollection &symbols,
+                       DenseSet<Operation *> &seen) {
+  if (!seen.insert(op).second)
+    return false;
+  WalkResult walk = op->walk([&](Operation *n) {
+    if (isa<TriInverseOp>(n))
+      return WalkResult::interrupt();
+    if (auto call = dyn_cast<func::CallOp>(n))
+      if (auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+              call, call.getCalleeAttr()))
+        if (holdsSolve(callee, symbols, seen))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+/// Adds to `solved` the values of `block` that depend on a gdn.tri_inverse,
+/// given which values defined before it do. A call's results are followed
+/// through its callee one by one; an op with regions counts as a whole
+/// (its results depend on the solve when anything in it does).
+static void markSolved(Block &block, DenseSet<Value> &solved,
+                       SymbolTableCollection &symbols) {
+  auto isSolved = [&](Value v) { return solved.contains(v); };
+  for (Operation &op : block) {
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (callee && !callee.isExternal()) {
+        Block &body = callee.getBody().front();
+        DenseSet<Value> inner;
+        for (auto [arg, operand] :
+             llvm::zip(body.getArguments(), call.getOperands()))
+          if (isSolved(operand))
+            inner.insert(arg);
+        markSolved(body, inner, symbols);
+        for (auto [result, returned] : llvm::zip(
+                 call.getResults(), body.getTerminator()->getOperands()))
+          if (inner.contains(returned))
+            solved.insert(result);
+        continue;
+      }
+    }
+    bool fromSolve = llvm::any_of(op.getOperands(), isSolved);
+    if (!fromSolve) {
+      DenseSet<Operation *> seen;
+      fromSolve = holdsSolve(&op, symbols, seen);
+    }
+    if (!fromSolve && op.getNumRegions())
+      op.walk([&](Operation *nested) {
+        fromSolve |= llvm::any_of(nested->getOperands(), isSolved);
+      });
+    if (fromSolve)
+      for (Value r : op.getResults())
+        solved.insert(r);
+  }
+}
+
+SmallVector<bool> ScanLowering::preparedFromSolve() {
+  Block &prepare = original.getPrepare().front();
+  DenseSet<Value> solved;
+  SymbolTableCollection symbols;
+  markSolved(prepare, solved, symbols);
+  SmallVector<bool> result;
+  for (Value v : prepare.getTerminator()->getOperands())
+    result.push_back(solved.contains(v));
+  return result;
+}
+
 unsigned ScanLowering::addWorkspace(Type tile, Type storage, GridZ slots) {
   SmallVector<int64_t> shape(3, ShapedType::kDynamic);
   if (auto t = dyn_cast<RankedTensorType>(tile))

@@ -106,6 +106,10 @@ public:
   ChunkScanOp scan() { return original; }
   /// Element type of intermediates in global memory (`intermediates=`).
   Type intermediateType();
+  /// For each value the scan's prepare stage yields: whether it depends on
+  /// a gdn.tri_inverse (the WY solve), through the stage's ops and the
+  /// functions it calls. `store=solve` stores only those between kernels.
+  SmallVector<bool> preparedFromSolve();
 
   /// Declares a workspace for tiles of type `tile` (or an f32 scalar)
   /// stored as `storage` elements. Declare all before adding kernels.

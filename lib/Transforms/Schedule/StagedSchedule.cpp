@@ -6,7 +6,11 @@
 // step values; a kernel parallel over chunks writes the outputs.
 // `output=with-state` emits in the serial kernel instead (two kernels).
 // Prepared and step values are stored as `intermediates=` (f32 or bf16);
-// states always as f32.
+// states always as f32. `store=solve` stores only the prepared values that
+// depend on the WY solve (W and U in gdn_chunked.mlir, as FlashQLA's
+// kkt_solve kernel does): the later kernels prepare the others again from
+// their inputs (loads, gates, row scalings, Q K^T), and whatever only fed
+// the stored ones is dead there and removed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,9 +27,17 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
   const bool separateOutput = lowering.options().output == "separate";
   Type storage = lowering.intermediateType();
   Type f32 = Float32Type::get(scan.getContext());
-  SmallVector<unsigned> preparedWs, stepWs;
-  for (Type t : scan.getPreparedTypes())
-    preparedWs.push_back(lowering.addWorkspace(t, storage, GridZ::Chunks));
+  // The workspace of each prepared value that crosses kernels.
+  SmallVector<std::optional<unsigned>> preparedWs;
+  SmallVector<unsigned> stepWs;
+  const bool onlySolved = lowering.options().store == "solve";
+  SmallVector<bool> solved = lowering.preparedFromSolve();
+  for (auto [t, fromSolve] : llvm::zip(scan.getPreparedTypes(), solved))
+    preparedWs.push_back(
+        !onlySolved || fromSolve
+            ? std::optional<unsigned>(
+                  lowering.addWorkspace(t, storage, GridZ::Chunks))
+            : std::nullopt);
   unsigned stateWs = 0;
   if (separateOutput) {
     stateWs = lowering.addWorkspace(scan.getInit().getType(), f32, GridZ::Chunks);
@@ -36,6 +48,17 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
     SmallVector<Value> values;
     for (unsigned w : ws)
       values.push_back(k.load(w, slot));
+    return values;
+  };
+  // Chunk c's prepared values: the stored ones loaded, the others prepared
+  // here (the stage inlined; what fed only the loaded ones is dead).
+  auto prepared = [&](KernelBody &k, Value c, Value slot) {
+    bool all = llvm::all_of(preparedWs, [](auto w) { return w.has_value(); });
+    SmallVector<Value> values =
+        all ? SmallVector<Value>(preparedWs.size()) : k.prepare(c);
+    for (auto [w, v] : llvm::zip(preparedWs, values))
+      if (w)
+        v = k.load(*w, slot);
     return values;
   };
   // Chunk `lower + program_id(2)` of this program, when it exists.
@@ -52,7 +75,8 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
           "prepare", GridZ::Chunks, [&](KernelBody &k) -> FailureOr<Value> {
             forThisChunk(k, [&](Value c, Value slot) {
               for (auto [w, v] : llvm::zip(preparedWs, k.prepare(c)))
-                k.store(w, slot, v);
+                if (w)
+                  k.store(*w, slot, v);
             });
             return Value();
           })))
@@ -65,15 +89,15 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
                   Value m = iters[0];
                   Value slot = arith::SubIOp::create(k.builder(), k.loc(), c,
                                                      k.lower());
-                  SmallVector<Value> prepared = loadAll(k, preparedWs, slot);
-                  SmallVector<Value> next = k.step(c, prepared, m);
+                  SmallVector<Value> chunk = prepared(k, c, slot);
+                  SmallVector<Value> next = k.step(c, chunk, m);
                   ArrayRef<Value> stepValues = ArrayRef<Value>(next).drop_front();
                   if (separateOutput) {
                     k.store(stateWs, slot, m);
                     for (auto [w, v] : llvm::zip(stepWs, stepValues))
                       k.store(w, slot, v);
                   } else {
-                    k.emit(c, prepared, m, stepValues);
+                    k.emit(c, chunk, m, stepValues);
                   }
                   return SmallVector<Value>{next[0]};
                 });
@@ -86,9 +110,9 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
   return lowering.addKernel(
       "output", GridZ::Chunks, [&](KernelBody &k) -> FailureOr<Value> {
         forThisChunk(k, [&](Value c, Value slot) {
-          SmallVector<Value> prepared = loadAll(k, preparedWs, slot);
+          SmallVector<Value> chunk = prepared(k, c, slot);
           Value m = k.load(stateWs, slot);
-          k.emit(c, prepared, m, loadAll(k, stepWs, slot));
+          k.emit(c, chunk, m, loadAll(k, stepWs, slot));
         });
         return Value();
       });
