@@ -57,7 +57,8 @@ std::string ScheduleOptions::str() const {
   else if (kind == "split-seq") {
     s += " segment-chunks=" + std::to_string(segmentChunks);
     if (replay != "recompute")
-      s += " replay=" + replay + " intermediates=" + intermediates;
+      s += " replay=" + replay + " intermediates=" + intermediates +
+           (store != "all" ? " store=" + store : "");
     if (firstSegment != "map")
       s += " first-segment=" + firstSegment;
     if (firstSegmentChunks)
@@ -198,10 +199,12 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                      key == "first-segment" ||
                      (key == "first-segment-chunks" &&
                       o.firstSegment == "run") ||
-                     (key == "intermediates" && o.replay == "load")));
+                     ((key == "intermediates" || key == "store") &&
+                      o.replay == "load")));
     if (!applies)
       return fail(key + "= does not apply to kind '" + o.kind + "'" +
-                  (key == "intermediates" && o.kind == "split-seq"
+                  ((key == "intermediates" || key == "store") &&
+                           o.kind == "split-seq"
                        ? " without replay=load"
                    : key == "first-segment-chunks" && o.kind == "split-seq"
                        ? " without first-segment=run"
@@ -257,7 +260,7 @@ std::string mlir::gdn::scheduleHelp() {
   for (const NamedSchedule &n : builtinSchedules())
     s += std::string("\n  ") + n.name + ": " + n.summary;
   s += "\nKinds a schedule file may use: " + scheduleKindList() +
-       "; keys: output=separate|with-state and store=all|solve (staged), segment-chunks=N and "
+       "; keys: output=separate|with-state (staged), store=all|solve (staged, split-seq replay=load), segment-chunks=N and "
        "replay=recompute|load, first-segment=map|run and first-segment-chunks=N (split-seq), intermediates=f32|bf16 (staged, "
        "split-seq replay=load), v-block=64|128 (any kind: state rows per "
        "program), chunk=32|64|128 (any kind: tokens per chunk, 64 by default; "

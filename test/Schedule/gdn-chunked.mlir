@@ -33,6 +33,20 @@
 // SPLIT: func.func @gdn_paged__transition(
 // SPLIT: func.func @gdn_paged__replay(
 
+// split-seq replay=load stores the chunk values transition reads (W, U,
+// K decayed, gamma); with store=solve only W and U, and replay prepares
+// K decayed and gamma again.
+// RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16}' | FileCheck %s --check-prefix=LOAD-ALL
+// LOAD-ALL: func.func @gdn_pool__transition(
+// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64xf32> {gdn.workspace = "chunks"})
+// RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16 store=solve}' | FileCheck %s --check-prefix=LOAD-SOLVE
+// LOAD-SOLVE: func.func @gdn_pool__transition(
+// LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// LOAD-SOLVE-SAME: gdn.schedule = "split-seq segment-chunks=16 replay=load intermediates=bf16 store=solve"
+// LOAD-SOLVE: func.func @gdn_pool__replay(
+// LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// LOAD-SOLVE-SAME: gdn.step = 1
+
 // store=solve: only W and U (the values of the WY solve) cross from the
 // prepare kernel; the serial kernel prepares K decayed, Q decayed, Q K^T
 // and gamma again from its inputs, and none of the solve.

@@ -28,7 +28,8 @@ struct ScheduleOptions {
   std::string kind = "fused";       // fused | staged | split-seq | ...
   std::string intermediates = "f32"; // storage of values between kernels
   std::string output = "separate";  // staged: separate | with-state
-  // staged: which prepared values cross kernels. "all" stores every one;
+  // staged, split-seq replay=load: which prepared values cross kernels.
+  // "all" stores every one (split-seq: every one transition reads);
   // "solve" only those that depend on the WY solve (W, U), and the later
   // kernels prepare the rest again from their inputs.
   std::string store = "all";

@@ -131,11 +131,16 @@ void SplitSeqLowering::declareWorkspaces() {
   // gamma in gdn_chunked.mlir) are stored by transition, which computes them
   // anyway, and loaded by replay. The others (Q's side) replay still
   // prepares; what only fed the stored ones is then dead and removed.
+  // With store=solve only those of the WY solve (W, U): replay prepares
+  // K decayed and gamma again from its inputs.
   replayLoads = options.replay == "load";
   if (replayLoads) {
     Block &transitionArgs = scan.getTransition().front();
+    SmallVector<bool> solved = lowering.preparedFromSolve();
+    const bool onlySolved = options.store == "solve";
     for (auto [i, t] : llvm::enumerate(scan.getPreparedTypes())) {
-      if (transitionArgs.getArgument(i + 1).use_empty()) {
+      if (transitionArgs.getArgument(i + 1).use_empty() ||
+          (onlySolved && !solved[i])) {
         preparedWs.push_back(std::nullopt);
         continue;
       }
