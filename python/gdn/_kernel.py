@@ -206,8 +206,73 @@ class Kernel:
                             slots._check_contents(function)
                         slots._order_before(stream)
                     plan.run(keyed[1], stream)
-                    return
+                    return keyed
         self._call_unplanned(function, interface, present, head, slots)
+        return keyed
+
+    def _run_remembered(self, function, slots, scalars, tensors, output, v):
+        """A layer call with slots, the short way: when an earlier call
+        with these slots had the same scalar arguments and tensor layouts
+        (`tensors`: the call's tensors in the order its plan takes them, an
+        absent one as None; `output` or None), this runs that call's plan
+        on the new addresses and returns o. Otherwise it returns (None,
+        key), and the full call remembers its plan under `key`
+        (_remember). Only unchecked plans are remembered: checked runs
+        read the tables on the host every time."""
+        key = [self, self.checked, scalars]
+        addresses = []
+        torch_tensor = _plan._torch_tensor
+        layouts = _plan._LAYOUTS
+        for t in tensors + (output,):
+            if t is None:
+                key.append(None)
+            elif type(t) is torch_tensor:   # inline: the common case
+                key.append((t.dtype, t.shape, t.stride(), t.device,
+                            t.requires_grad))
+                addresses.append(t.data_ptr())
+            else:
+                layout_of = layouts.get(type(t))
+                if layout_of is None:
+                    return None, None
+                layout, address = layout_of(t)
+                key.append(layout)
+                addresses.append(address)
+        key = tuple(key)
+        remembered = slots._remembered.get(key)
+        if remembered is None:
+            return None, key
+        plan, tables = remembered
+        o = output
+        if o is None:
+            # The plan's o was allocated so too: its layout follows v's.
+            o = _empty_like(v, function)
+            if type(o) is torch_tensor:
+                addresses.append(o.data_ptr())
+            else:
+                keyed = _plan.layout_key(None, {"": o})
+                if keyed is None:
+                    return None, None
+                addresses.append(keyed[1][0])
+        with self._lock:
+            if not plan._handle:      # dropped from the Kernel's plans
+                slots._remembered.pop(key, None)
+                return None, key
+            stream = plan.stream()
+            slots._order_before(stream)
+            plan.run(addresses + tables, stream)
+        return o, None
+
+    def _remember(self, slots, key, keyed):
+        """After a full call with slots: its plan, found by the layout key
+        of its tensors as given (`keyed`, from _call), under `key`. A call
+        whose tensors were converted ran a plan of other layouts, which
+        that key does not find: such calls keep the full path."""
+        if keyed is None:
+            return
+        with self._lock:
+            plan = self._plans.get(keyed[0])
+        if plan is not None and not plan.checked:
+            slots._remembered[key] = (plan, slots._keyed[1])
 
     def _call_unplanned(self, function, interface, present, head, slots):
         device = _dlpack.device_of(present["v"])
@@ -259,6 +324,15 @@ class Kernel:
                              output=None, slots=None):
         """Seed 000 (pymllm): see gdn.gdn_extend_chunkwise."""
         fn = "gdn_extend_chunkwise"
+        key = None
+        if (type(slots) is GDNExtendSlots and type(chunk_size) is int
+                and cache_indices is slots._tables[0]
+                and cu_seqlens is slots._tables[1]):
+            out, key = self._run_remembered(
+                fn, slots, (chunk_size,),
+                (q, k, v, a, b, A_log, dt_bias, state_pool), output, v)
+            if out is not None:
+                return out
         if slots is not None and not isinstance(slots, GDNExtendSlots):
             raise GDNTypeError("%s: slots is %s; expected what "
                                "gdn_extend_chunkwise_slots() returns or None"
@@ -277,11 +351,13 @@ class Kernel:
         # The C flags' defaults for what the pool interface does not take.
         head = (_capi.INTERFACE_POOL, chunk_size, 256, None, _capi.GATE_LINEAR,
                 0, 0, 0, self.checked)
-        self._call(fn, _capi.INTERFACE_POOL, {
+        keyed = self._call(fn, _capi.INTERFACE_POOL, {
             "q": q, "k": k, "v": v, "a": a, "b": b, "A_log": A_log,
             "dt_bias": dt_bias, "state_pool": state_pool,
             "cache_indices": cache_indices, "cu_seqlens": cu_seqlens,
             "o": out}, head, slots)  # every one required
+        if key is not None:
+            self._remember(slots, key, keyed)
         return out
 
     def chunk_gated_delta_rule_paged(
@@ -292,6 +368,19 @@ class Kernel:
             beta_is_logit=False, slots=None):
         """Seed 004 (FlashInfer): see gdn.chunk_gated_delta_rule_paged."""
         fn = "chunk_gated_delta_rule_paged"
+        key = None
+        if (type(slots) is GDNPagedPrefillSlots and type(page_size) is int
+                and (scale is None or type(scale) is float)
+                and cu_seqlens is slots._tables[0]
+                and page_indices is slots._tables[1]
+                and page_indptr is slots._tables[2]
+                and last_page_len is slots._tables[3]):
+            out, key = self._run_remembered(
+                fn, slots, (page_size, scale, gate_domain, use_gate_in_kernel,
+                            beta_is_logit, use_qk_l2norm_in_kernel),
+                (q, k, v, g, beta, A_log, dt_bias, state_pool), output, v)
+            if out is not None:
+                return out
         if gate_domain not in ("linear", "log"):
             raise GDNValueError("%s: gate_domain is %r; expected 'linear' or "
                                 "'log'" % (fn, gate_domain))
@@ -331,7 +420,9 @@ class Kernel:
         tensors.update(state_pool=state_pool, page_indices=page_indices,
                        page_indptr=page_indptr, last_page_len=last_page_len,
                        cu_seqlens=cu_seqlens, o=out)
-        self._call(fn, _capi.INTERFACE_PAGED, tensors, head, slots)
+        keyed = self._call(fn, _capi.INTERFACE_PAGED, tensors, head, slots)
+        if key is not None:
+            self._remember(slots, key, keyed)
         return out
 
 
@@ -397,6 +488,9 @@ class _StepSlots:
     def __init__(self, tensors, page_size=None):
         _require(self._FUNCTION, tensors)
         self._given = dict(tensors)
+        self._tables = tuple(tensors.values())   # the objects, in order
+        # Layer calls' plans by their arguments (Kernel._run_remembered).
+        self._remembered = {}
         self._made_on = None     # the torch stream of the device copies
         self._tensors = {n: self._copy(t) for n, t in tensors.items()}
         self._made_stream = (self._made_on.cuda_stream

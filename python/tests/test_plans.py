@@ -242,3 +242,148 @@ def test_threads_sharing_a_kernel_and_a_layout():
     for i, (layer, before, o) in enumerate(zip(layers, befores, outputs)):
         check_layer(layer, tables, before, o, "seed %d layer %d" % (seed, i))
     assert len(kernel._plans) == 1
+
+
+def _no_full_path(monkeypatch):
+    """From here on a call that takes the full path (Kernel._call) fails."""
+    from gdn import _kernel
+
+    def full_path(*args, **kwargs):
+        raise AssertionError("the call took the full path")
+    monkeypatch.setattr(_kernel.Kernel, "_call", full_path)
+
+
+def test_unchecked_layer_calls_with_slots_run_the_remembered_plan(monkeypatch):
+    """With slots, an unchecked call of a layout seen before runs its plan
+    straight from the arguments (Kernel._run_remembered), every result
+    still right."""
+    rng, seed = problems.seeded()
+    tables, layers = problems.paged_step(rng, [150, 64, 0, 90], [30, 128, 40, 0], 4)
+    kernel = gdn.compile(schedule="fused", checked=False)
+    slots = slots_for(tables)
+    before = layers[0]["state_pool"].copy()
+    o = run_layer(kernel, layers[0], tables, slots)
+    check_layer(layers[0], tables, before, o, "seed %d layer 0" % seed)
+    assert len(slots._remembered) == 1
+    _no_full_path(monkeypatch)
+    for i, layer in enumerate(layers[1:], 1):
+        before = layer["state_pool"].copy()
+        o = run_layer(kernel, layer, tables, slots)
+        check_layer(layer, tables, before, o, "seed %d layer %d" % (seed, i))
+
+
+def test_remembered_plans_keep_the_plans_refusals(monkeypatch):
+    """An output laid over q is refused on the short path as on the full
+    one (gdn_plan_run checks aliasing), and nothing is written."""
+    rng, _ = problems.seeded()
+    tables, layers = problems.paged_step(rng, [100], [10], 3, H=2, HV=2)
+    kernel = gdn.compile(schedule="fused", checked=False)
+    slots = slots_for(tables)
+    run_layer(kernel, layers[0], tables, slots, output=layers[0]["v"].copy())
+    _no_full_path(monkeypatch)
+    run_layer(kernel, layers[1], tables, slots, output=layers[1]["v"].copy())
+    before, q = layers[2]["state_pool"].copy(), layers[2]["q"].copy()
+    with pytest.raises(gdn.GDNValueError, match=r"tensor 'q' .* overlaps 'o'"):
+        run_layer(kernel, layers[2], tables, slots, output=layers[2]["q"])
+    assert layers[2]["state_pool"].tobytes() == before.tobytes()
+    assert layers[2]["q"].tobytes() == q.tobytes()
+
+
+def test_what_is_not_remembered_takes_the_full_path():
+    """Checked calls, other arguments, other layouts and plans the Kernel
+    dropped take the full path; each gets the right result."""
+    rng, seed = problems.seeded()
+    tables, layers = problems.paged_step(rng, [150, 64], [30, 0], 6)
+    checked = gdn.compile(schedule="fused")          # host: checked
+    slots = slots_for(tables)
+    for i in range(2):
+        before = layers[i]["state_pool"].copy()
+        o = run_layer(checked, layers[i], tables, slots)
+        check_layer(layers[i], tables, before, o, "seed %d checked %d" % (seed, i))
+    assert len(slots._remembered) == 0
+    kernel = gdn.compile(schedule="fused", checked=False)
+    context = "seed %d" % seed
+    before = layers[2]["state_pool"].copy()
+    check_layer(layers[2], tables, before, run_layer(kernel, layers[2], tables, slots),
+                context)
+    # The same layout with beta_is_logit=False: other arguments, another plan.
+    layer = dict(layers[3], beta=1 / (1 + np.exp(-layers[3]["beta"])))
+    before = layer["state_pool"].copy()
+    o = run_layer(kernel, layer, tables, slots, beta_is_logit=False)
+    check_layer(layers[3], tables, before, o, context + " beta not logit")
+    assert len(slots._remembered) == 2
+    # A pool of more pages: another layout.
+    layer = dict(layers[4], state_pool=np.concatenate(
+        [layers[4]["state_pool"], layers[4]["state_pool"][:1]]))
+    before = layer["state_pool"].copy()
+    check_layer(layer, tables, before, run_layer(kernel, layer, tables, slots),
+                context + " larger pool")
+    assert len(slots._remembered) == 3
+    # The Kernel drops its plans: the remembered ones are not run.
+    kernel._plans.clear()
+    before = layers[5]["state_pool"].copy()
+    check_layer(layers[5], tables, before, run_layer(kernel, layers[5], tables, slots),
+                context + " after the plans were dropped")
+
+
+def test_a_kernel_made_checked_checks_remembered_calls():
+    rng, _ = problems.seeded()
+    tables, layers = problems.paged_step(rng, [150, 64], [30, 0], 2)
+    kernel = gdn.compile(schedule="fused", checked=False)
+    slots = slots_for(tables)
+    run_layer(kernel, layers[0], tables, slots)
+    kernel.checked = True
+    tables["last_page_len"][0] -= 1
+    before = layers[1]["state_pool"].copy()
+    with pytest.raises(gdn.GDNValueError, match=r"the values of last_page_len "
+                       r"changed since GDNPagedPrefillSlots"):
+        run_layer(kernel, layers[1], tables, slots)
+    assert layers[1]["state_pool"].tobytes() == before.tobytes()
+
+
+def test_a_bool_scale_is_refused_after_a_remembered_call():
+    """True == 1 == 1.0 as dict keys; the short path takes float scales
+    only, so the full path still refuses a bool."""
+    rng, _ = problems.seeded()
+    tables, layers = problems.paged_step(rng, [100], [0], 2)
+    kernel = gdn.compile(schedule="fused", checked=False)
+    slots = slots_for(tables)
+    call = lambda layer, scale: kernel.chunk_gated_delta_rule_paged(
+        layer["q"], layer["k"], layer["v"], layer["g"], layer["beta"], scale,
+        cu_seqlens=tables["cu_seqlens"], state_pool=layer["state_pool"],
+        page_indices=tables["page_indices"], page_indptr=tables["page_indptr"],
+        page_size=tables["page_size"], last_page_len=tables["last_page_len"],
+        gate_domain="log", beta_is_logit=True, slots=slots)
+    call(layers[0], 1.0)
+    assert len(slots._remembered) == 1
+    with pytest.raises(gdn.GDNTypeError, match=r"scale is True"):
+        call(layers[1], True)
+
+
+def test_unchecked_pool_calls_with_slots_run_the_remembered_plan(monkeypatch):
+    rng, seed = problems.seeded()
+    kernel = gdn.compile(schedule="fused", checked=False)
+    calls = [problems.pool_call(rng, [80, 0, 45]) for _ in range(3)]
+    for call in calls[1:]:
+        call["cache_indices"] = calls[0]["cache_indices"]
+        call["cu_seqlens"] = calls[0]["cu_seqlens"]
+    slots = gdn.gdn_extend_chunkwise_slots(calls[0]["cache_indices"],
+                                           calls[0]["cu_seqlens"])
+    for i, call in enumerate(calls):
+        if i == 1:
+            assert len(slots._remembered) == 1
+            _no_full_path(monkeypatch)
+        before = call["state_pool"].copy()
+        o = kernel.gdn_extend_chunkwise(**call, slots=slots)
+        ref_o, ref_pool = R.pool_reference(
+            call["q"], call["k"], call["v"], call["a"], call["b"],
+            call["A_log"], call["dt_bias"], before, call["cache_indices"],
+            call["cu_seqlens"])
+        context = "seed %d layer %d" % (seed, i)
+        assert np.isfinite(o.astype(np.float64)).all(), context
+        assert R.rel_l2(o, ref_o) <= TOL, context
+        cu = call["cu_seqlens"]
+        written = {int(r) for s, r in enumerate(call["cache_indices"])
+                   if cu[s + 1] > cu[s]}
+        problems.assert_pages(call["state_pool"], before, ref_pool, written,
+                              TOL, context)
