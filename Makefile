@@ -24,7 +24,7 @@ CMAKE_FLAGS ?=
 # Debian packages the build needs (LLVM / MLIR 22 from bookworm-security).
 PACKAGES := cmake ninja-build g++ llvm-22-dev libmlir-22-dev mlir-22-tools \
             llvm-22-tools nlohmann-json3-dev libgtest-dev libcli11-dev python3 \
-            python3-numpy python3-pytest python3-venv
+            python3-numpy python3-pytest python3-venv python3-mpi4py
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 # cuobjdump (and the nvdisasm it runs) are not in the CUDA install of the
 # Debian machines; NVIDIA's PyPI wheels have them (13.2 reads ptxas 13.0's

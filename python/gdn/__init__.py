@@ -38,7 +38,7 @@ def compile(schedule="fused", kernel=None, cpu_threads=0, checked=None,
 
 def gdn_extend_chunkwise(q, k, v, a, b, A_log, dt_bias, state_pool,
                          cache_indices, cu_seqlens, chunk_size=64, *,
-                         output=None, slots=None):
+                         output=None, slots=None, cp_group=None):
     """Chunkwise GDN extend (prefill), pool interface (seed 000).
 
     q, k [T, H, K] and v [T, HV, V] in bf16 / fp16 (q and k are
@@ -49,10 +49,14 @@ def gdn_extend_chunkwise(q, k, v, a, b, A_log, dt_bias, state_pool,
     ``output`` when given (and returned). ``slots`` from
     ``gdn_extend_chunkwise_slots(cache_indices, cu_seqlens)``, made once
     per step, spare every layer's call the index tensors' conversion.
+    ``cp_group`` (an mpi4py communicator, a torch.distributed process group
+    or a ``gdn.cp.Communicator``) splits the step's tokens across
+    processes: each rank passes its own contiguous slice of the tokens and
+    the step's whole tables (see ``gdn.cp``).
     """
     return default_kernel().gdn_extend_chunkwise(
         q, k, v, a, b, A_log, dt_bias, state_pool, cache_indices, cu_seqlens,
-        chunk_size=chunk_size, output=output, slots=slots)
+        chunk_size=chunk_size, output=output, slots=slots, cp_group=cp_group)
 
 
 def chunk_gated_delta_rule_paged(q, k, v, g=None, beta=None, scale=None, *,

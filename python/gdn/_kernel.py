@@ -306,13 +306,14 @@ class Kernel:
                 return
         self._run(function, interface, present, flags, stream, checked=checked)
 
-    def _run(self, function, interface, present, flags, stream, checked=True):
+    def _run(self, function, interface, present, flags, stream, checked=True,
+             validate_only=False):
         named = [(n, Borrowed(function, n, t, stream, written=n in _WRITTEN))
                  for n, t in present.items()]
         names = (ctypes.c_char_p * len(named))(*[n.encode() for n, _ in named])
         pointers = (ctypes.c_void_p * len(named))(*[b.pointer for _, b in named])
         flags.checked = int(bool(checked))
-        flags.validate_only = 0
+        flags.validate_only = int(validate_only)
         status = self._lib.gdn_call(self._handle, interface, len(named), names,
                                     pointers, ctypes.byref(flags),
                                     ctypes.c_void_p(stream or None))
@@ -321,9 +322,17 @@ class Kernel:
 
     def gdn_extend_chunkwise(self, q, k, v, a, b, A_log, dt_bias, state_pool,
                              cache_indices, cu_seqlens, chunk_size=64, *,
-                             output=None, slots=None):
+                             output=None, slots=None, cp_group=None):
         """Seed 000 (pymllm): see gdn.gdn_extend_chunkwise."""
         fn = "gdn_extend_chunkwise"
+        if cp_group is not None:
+            if slots is not None:
+                raise GDNValueError("%s: slots and cp_group together are not "
+                                    "supported; pass one of them" % fn)
+            from . import cp
+            return cp.extend_chunkwise(self, cp_group, q, k, v, a, b, A_log,
+                                       dt_bias, state_pool, cache_indices,
+                                       cu_seqlens, chunk_size, output)
         key = None
         if (type(slots) is GDNExtendSlots and type(chunk_size) is int
                 and cache_indices is slots._tables[0]
