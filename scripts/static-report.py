@@ -14,7 +14,9 @@ kernel it records:
   ptxas's wgmma notes: C7514 (every wgmma serialised) and C7519 (warpgroup
     arrives injected), counted per kernel;
   SASS instruction counts: HGMMA, HMMA, BAR, LDG, STG, LDS, STS, STSM, LDL,
-    STL.
+    STL; the asynchronous machinery: UTMALDG / UTMASTG (TMA loads and
+    stores), SYNCS (mbarrier operations), USETMAXREG (register moves between
+    warpgroups); and `instructions`, the kernel's SASS instructions in all.
 
 Each row is compared with BOUNDS (JSON, committed): `max` bounds fail when
 exceeded, `min` bounds when undershot, so a regression of the lowering (more
@@ -47,7 +49,8 @@ SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq", "fused v-block=64",
 # and with tf32 operands.
 BACKENDS = ["tiles", "tiles-tf32"]
 SHAPE = {"K": 128, "V": 128, "dtype": "bf16"}
-OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "STSM", "LDL", "STL"]
+OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "STSM", "LDL", "STL",
+           "UTMALDG", "UTMASTG", "SYNCS", "USETMAXREG"]
 # Bounds written by --update: counts that must not grow, counts that must
 # not shrink (tensor-core instructions).
 # ptxas's notes per function: wgmma serialised (C7514: a non-wgmma
@@ -55,10 +58,11 @@ OPCODES = ["HGMMA", "HMMA", "BAR", "LDG", "STG", "LDS", "STS", "STSM", "LDL", "S
 # had to add (C7519: an accumulator written after the wgmma fence).
 PTXAS_NOTES = {"C7514": "wgmma_serialized", "C7519": "arrives_injected"}
 GROW_BOUNDED = ["registers", "spill_bytes", "stack_bytes", "shared_bytes",
-                "wgmma_serialized", "arrives_injected", "BAR", "LDG", "STG", "LDS", "STS", "STSM", "LDL", "STL", "HMMA"]
+                "wgmma_serialized", "arrives_injected", "BAR", "LDG", "STG", "LDS", "STS", "STSM", "LDL", "STL", "HMMA",
+                "instructions"]
 SHRINK_BOUNDED = ["HGMMA"]
 COLUMNS = (["registers", "spill_bytes", "stack_bytes", "shared_bytes"]
-           + list(PTXAS_NOTES.values()) + OPCODES)
+           + list(PTXAS_NOTES.values()) + OPCODES + ["instructions"])
 
 
 def run(cmd):
@@ -106,11 +110,13 @@ def sass_counts(sass):
         m = re.match(r"\s*Function : (\S+)", line)
         if m:
             fn = m.group(1)
-            counts[fn] = {op: 0 for op in OPCODES}
+            counts[fn] = {op: 0 for op in OPCODES + ["instructions"]}
             continue
         m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*)", line)
-        if fn and m and m.group(1) in counts[fn]:
-            counts[fn][m.group(1)] += 1
+        if fn and m:
+            counts[fn]["instructions"] += 1
+            if m.group(1) in counts[fn]:
+                counts[fn][m.group(1)] += 1
     return counts
 
 
@@ -132,7 +138,7 @@ def measure(args, kernel_file, schedule, backend, tmp):
                                    os.path.join(root, ptx), "-o", cubin]))
             sass = sass_counts(run([args.cuobjdump, "-sass", cubin]))
             for fn, row in info.items():
-                row.update(sass.get(fn, {op: 0 for op in OPCODES}))
+                row.update(sass.get(fn, {op: 0 for op in OPCODES + ["instructions"]}))
                 row["shared_bytes"] = manifest.get(fn, {}).get("shared_bytes_per_block", 0)
                 rows[fn] = row
     if not rows:
