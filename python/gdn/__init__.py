@@ -65,7 +65,7 @@ def chunk_gated_delta_rule_paged(q, k, v, g=None, beta=None, scale=None, *,
                                  use_qk_l2norm_in_kernel=False, output=None,
                                  gate_domain="linear", use_gate_in_kernel=False,
                                  A_log=None, dt_bias=None, beta_is_logit=False,
-                                 slots=None):
+                                 slots=None, cp_group=None):
     """Chunked GDN prefill on a paged state pool (seed 004, SPEC.md).
 
     Reads each sequence's initial state from the page holding its last
@@ -74,7 +74,10 @@ def chunk_gated_delta_rule_paged(q, k, v, g=None, beta=None, scale=None, *,
     (and returned). ``slots`` from ``gdn_paged_prefill_slots(cu_seqlens,
     page_indices, page_indptr, page_size, last_page_len)``, made once per
     step and shared by every layer's call, spare each call the tables'
-    conversion (see GDNPagedPrefillSlots).
+    conversion (see GDNPagedPrefillSlots). ``cp_group`` splits the step's
+    tokens across processes: each rank passes its own contiguous slice and
+    the step's whole page table; each page boundary's state lands in the
+    pool of the rank holding that token (see ``gdn.cp``).
     """
     return default_kernel().chunk_gated_delta_rule_paged(
         q, k, v, g, beta, scale, cu_seqlens=cu_seqlens, state_pool=state_pool,
@@ -83,4 +86,4 @@ def chunk_gated_delta_rule_paged(q, k, v, g=None, beta=None, scale=None, *,
         use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel, output=output,
         gate_domain=gate_domain, use_gate_in_kernel=use_gate_in_kernel,
         A_log=A_log, dt_bias=dt_bias, beta_is_logit=beta_is_logit,
-        slots=slots)
+        slots=slots, cp_group=cp_group)

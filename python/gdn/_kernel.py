@@ -374,9 +374,22 @@ class Kernel:
             state_pool, page_indices, page_indptr, page_size, last_page_len,
             use_qk_l2norm_in_kernel=False, output=None, gate_domain="linear",
             use_gate_in_kernel=False, A_log=None, dt_bias=None,
-            beta_is_logit=False, slots=None):
+            beta_is_logit=False, slots=None, cp_group=None):
         """Seed 004 (FlashInfer): see gdn.chunk_gated_delta_rule_paged."""
         fn = "chunk_gated_delta_rule_paged"
+        if cp_group is not None:
+            if slots is not None:
+                raise GDNValueError("%s: slots and cp_group together are not "
+                                    "supported; pass one of them" % fn)
+            if gate_domain not in ("linear", "log"):
+                raise GDNValueError("%s: gate_domain is %r; expected 'linear' "
+                                    "or 'log'" % (fn, gate_domain))
+            from . import cp
+            return cp.paged_prefill(
+                self, cp_group, q, k, v, g, beta, scale, cu_seqlens,
+                state_pool, page_indices, page_indptr, page_size,
+                last_page_len, use_qk_l2norm_in_kernel, output, gate_domain,
+                use_gate_in_kernel, A_log, dt_bias, beta_is_logit)
         key = None
         if (type(slots) is GDNPagedPrefillSlots and type(page_size) is int
                 and (scale is None or type(scale) is float)

@@ -157,6 +157,82 @@ def run_case(comm, name, rng):
     return "tokens [%d, %d), rows written %s" % (lo, hi, sorted(written))
 
 
+PAGED_CASES = {
+    # name: (seqlens, prefixes, page_size, H, HV, K, V)
+    "paged-uneven": ([300, 45, 0, 200, 7], [0, 100, 64, 250, 0], 64, 1, 2, 64, 64),
+    "paged-one-long": ([700], [130], 128, 2, 4, 32, 48),
+    "gpu-paged": ([3000, 450, 2000, 70], [0, 1000, 300, 256], 256, 2, 4, 128, 128),
+}
+
+
+def run_paged(comm, name, rng):
+    """The paged call: prefixes, page boundaries inside every rank's
+    tokens; each checkpoint must land in the pool of the rank holding its
+    token, the final state in the last token's rank's pool."""
+    seqlens, prefixes, page, H, HV, K, V = PAGED_CASES[name]
+    rank, size = comm.rank, comm.size
+    call = problems.paged_call(rng, seqlens, prefixes, page_size=page, H=H,
+                               HV=HV, K=K, V=V, gate_domain="log")
+    # Slow gates, as run_case's.
+    call["g"] = -rng.uniform(0, 0.01, call["g"].shape).astype(np.float32)
+    call["beta"] = rng.normal(-2, 1, call["beta"].shape).astype(np.float32)
+    pools = [(rng.standard_normal(call["state_pool"].shape) * 0.1).astype(np.float32)
+             for _ in range(size)]
+    cu = call["cu_seqlens"]
+    counts = split(int(cu[-1]), size, "uneven")
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    lo, hi = int(offsets[rank]), int(offsets[rank + 1])
+
+    def owner(token):
+        return int(np.searchsorted(offsets, token, side="right") - 1)
+
+    ids, indptr, last = call["page_indices"], call["page_indptr"], call["last_page_len"]
+    # The reference: each prefix page from its first new token's rank; the
+    # pages each rank must write.
+    initial = pools[0].copy()
+    writes = [set() for _ in range(size)]
+    for s in range(len(seqlens)):
+        n = int(cu[s + 1] - cu[s])
+        pages = [int(x) for x in ids[indptr[s]:indptr[s + 1]]]
+        prefix = (len(pages) - 1) * page + int(last[s]) - n
+        if n == 0:
+            continue
+        if prefix > 0:
+            entry = pages[(prefix - 1) // page]
+            initial[entry] = pools[owner(int(cu[s]))][entry]
+        for x in range(prefix, prefix + n):
+            if (x + 1) % page == 0:
+                writes[owner(int(cu[s]) + x - prefix)].add(pages[(x + 1) // page - 1])
+        writes[owner(int(cu[s + 1]) - 1)].add(pages[-1])
+    round_tokens(call)
+    ref_o, ref_pool, _ = R.paged_reference(
+        call["q"], call["k"], call["v"], call["g"], call["beta"], None, cu,
+        initial, ids, indptr, page, last, True, "log", True)
+
+    mine = operands(dict(
+        {n: call[n][lo:hi] for n in ("q", "k", "v", "g", "beta")},
+        state_pool=pools[rank].copy(), page_indices=ids, page_indptr=indptr,
+        last_page_len=last, cu_seqlens=cu))
+    out = mine["v"][:0].new_full((hi - lo, HV, V), float("nan")) \
+        if TORCH is not None else np.full((hi - lo, HV, V), np.nan, call["v"].dtype)
+    got = kernel().chunk_gated_delta_rule_paged(
+        mine["q"], mine["k"], mine["v"], mine["g"], mine["beta"],
+        cu_seqlens=mine["cu_seqlens"], state_pool=mine["state_pool"],
+        page_indices=mine["page_indices"], page_indptr=mine["page_indptr"],
+        page_size=page, last_page_len=mine["last_page_len"],
+        use_qk_l2norm_in_kernel=True, gate_domain="log", beta_is_logit=True,
+        output=out, cp_group=GROUP)
+    assert got is out
+    o = host(out)
+    assert np.isfinite(o.astype(np.float64)).all(), "o not all written"
+    if hi > lo:
+        err = R.rel_l2(o, ref_o[lo:hi])
+        assert err <= TOL, "o error %g" % err
+    problems.assert_pages(host(mine["state_pool"]), pools[rank], ref_pool,
+                          writes[rank], TOL, "rank %d" % rank)
+    return "tokens [%d, %d), pages written %s" % (lo, hi, sorted(writes[rank]))
+
+
 def run_refusal(comm, name, rng):
     """A call refused on one rank is refused on every rank, no pool written
     (numpy operands)."""
@@ -214,7 +290,8 @@ def main():
     seed = comm.allgather_object(int.from_bytes(np.random.bytes(4), "little"))[0]
     rng = np.random.default_rng(seed)
     try:
-        work = run_refusal if name.startswith("refuse") else run_case
+        work = (run_refusal if name.startswith("refuse") else
+                run_paged if name in PAGED_CASES else run_case)
         verdict = (True, work(comm, name, rng))
     except Exception:
         verdict = (False, traceback.format_exc())

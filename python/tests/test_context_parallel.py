@@ -1,6 +1,7 @@
-"""Context parallelism on the CPU: the pool call with cp_group, run by 2
-and 4 processes under mpirun (Open MPI, Debian's python3-mpi4py), each rank
-checked by cp_worker.py against the float64 reference of the whole step."""
+"""Context parallelism on the CPU: the pool and paged calls with cp_group,
+run by 2 and 4 processes under mpirun (Open MPI, Debian's python3-mpi4py),
+each rank checked by cp_worker.py against the float64 reference of the
+whole step."""
 
 import os
 import shutil
@@ -40,6 +41,15 @@ def run_worker(ranks, case):
 def test_slices_against_reference(ranks, case):
     """Uneven slices, a slice shorter than a chunk, an empty rank (from 3
     ranks), chunks of 32, one sequence across every rank."""
+    run_worker(ranks, case)
+
+
+@pytest.mark.parametrize("ranks", [2, 4])
+@pytest.mark.parametrize("case", ["paged-uneven", "paged-one-long"])
+def test_paged_checkpoints_on_their_ranks(ranks, case):
+    """The paged call: prefixes, page boundaries inside every rank's
+    tokens; each page's state in the pool of the rank holding its token,
+    no other page of any pool changed."""
     run_worker(ranks, case)
 
 
