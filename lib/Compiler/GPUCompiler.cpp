@@ -7,6 +7,7 @@
 #include "gdn/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -15,9 +16,73 @@ using namespace gdn;
 
 namespace {
 
-/// The parameters of a distributed kernel, as the runner passes them.
+/// The kernel's tensor maps (its trailing `!llvm.ptr` parameters) as
+/// gdn.tensor_maps describes them; each over one of `params`' memrefs.
+Status describeTensorMaps(mlir::gpu::GPUFuncOp kernel, size_t count,
+                          KernelInfo &info) {
+  const std::string name = kernel.getName().str();
+  auto maps =
+      kernel->getAttrOfType<mlir::ArrayAttr>(mlir::gdn::attrs::kTensorMaps);
+  const size_t described = maps ? maps.size() : 0;
+  if (described != count)
+    return Status::error("kernel " + name + " has " + std::to_string(count) +
+                         " tensor-map (!llvm.ptr) parameters and its " +
+                         mlir::gdn::attrs::kTensorMaps.str() + " describes " +
+                         std::to_string(described));
+  const size_t before = info.params.size();
+  if (count &&
+      (before == 0 || info.params.back().kind != ParamInfo::Kind::Scratch))
+    return Status::error("kernel " + name +
+                         " has tensor maps but no scratch memref before them");
+  for (size_t m = 0; m < count; ++m) {
+    auto bad = [&](const std::string &why) {
+      return Status::error("kernel " + name + " tensor map " +
+                           std::to_string(m) + " (" +
+                           mlir::gdn::attrs::kTensorMaps.str() + "): " + why);
+    };
+    auto dict = mlir::dyn_cast<mlir::DictionaryAttr>(maps[m]);
+    if (!dict)
+      return bad("not a dictionary");
+    auto source = dict.getAs<mlir::IntegerAttr>("source");
+    auto box = dict.getAs<mlir::DenseI64ArrayAttr>("box");
+    auto swizzle = dict.getAs<mlir::IntegerAttr>("swizzle");
+    if (!source || !box || !swizzle)
+      return bad("needs source (i64), box (array<i64>) and swizzle (i64)");
+    ParamInfo p;
+    p.kind = ParamInfo::Kind::TensorMap;
+    p.source = source.getInt();
+    p.box.assign(box.asArrayRef().begin(), box.asArrayRef().end());
+    p.swizzle = swizzle.getInt();
+    // Not the scratch (Kind::Scratch): the runtime has no tensor for it.
+    if (p.source < 0 || p.source >= static_cast<int64_t>(before) ||
+        info.params[p.source].kind != ParamInfo::Kind::MemRef)
+      return bad("source " + std::to_string(p.source) +
+                 " is not a memref argument of the driver's");
+    if (static_cast<int64_t>(p.box.size()) != info.params[p.source].rank)
+      return bad("box has " + std::to_string(p.box.size()) +
+                 " dimensions, the memref " +
+                 std::to_string(info.params[p.source].rank));
+    for (size_t d = 0; d < p.box.size(); ++d)
+      if (p.box[d] < 1 || p.box[d] > 256)
+        return bad("box dimension " + std::to_string(d) + " is " +
+                   std::to_string(p.box[d]) + ", not 1 .. 256 (TMA)");
+    if (p.swizzle != 0 && p.swizzle != 128)
+      return bad("swizzle " + std::to_string(p.swizzle) + " is not 0 or 128");
+    info.params.push_back(p);
+  }
+  return Status::success();
+}
+
+/// The parameters of a distributed kernel, as the runner passes them: the
+/// driver's arguments, the scratch memref (the last memref), then the
+/// tensor maps (trailing `!llvm.ptr` parameters).
 Status describeKernel(mlir::gpu::GPUFuncOp kernel, KernelInfo &info) {
-  auto inputs = kernel.getFunctionType().getInputs();
+  auto all = kernel.getFunctionType().getInputs();
+  size_t maps = 0;
+  while (maps < all.size() &&
+         mlir::isa<mlir::LLVM::LLVMPointerType>(all[all.size() - 1 - maps]))
+    ++maps;
+  auto inputs = all.drop_back(maps);
   for (auto [i, type] : llvm::enumerate(inputs)) {
     ParamInfo p;
     bool last = i + 1 == inputs.size();
@@ -41,6 +106,8 @@ Status describeKernel(mlir::gpu::GPUFuncOp kernel, KernelInfo &info) {
     }
     info.params.push_back(p);
   }
+  if (Status s = describeTensorMaps(kernel, maps, info); !s.ok())
+    return s;
   auto scratch = kernel->getAttrOfType<mlir::IntegerAttr>(
       mlir::gdn::attrs::kScratchBytesPerBlock);
   info.scratchBytesPerBlock = scratch ? scratch.getInt() : 0;

@@ -22,6 +22,7 @@ const char *kindName(ParamInfo::Kind k) {
   case ParamInfo::Kind::F32: return "f32";
   case ParamInfo::Kind::I1: return "i1";
   case ParamInfo::Kind::Scratch: return "scratch";
+  case ParamInfo::Kind::TensorMap: return "tensor_map";
   }
   return "?";
 }
@@ -29,12 +30,47 @@ const char *kindName(ParamInfo::Kind k) {
 bool parseKind(const std::string &s, ParamInfo::Kind &k) {
   for (auto c : {ParamInfo::Kind::MemRef, ParamInfo::Kind::Index,
                  ParamInfo::Kind::F32, ParamInfo::Kind::I1,
-                 ParamInfo::Kind::Scratch})
+                 ParamInfo::Kind::Scratch, ParamInfo::Kind::TensorMap})
     if (s == kindName(c)) {
       k = c;
       return true;
     }
   return false;
+}
+
+/// A tensor_map parameter `jp` that follows `before` (the kernel's
+/// parameters so far): it comes after the scratch or another map, and
+/// describes one of the memrefs, a box dimension per memref dimension.
+Status readTensorMap(const json &jp, const std::vector<ParamInfo> &before,
+                     ParamInfo &p) {
+  if (before.empty() || (before.back().kind != ParamInfo::Kind::Scratch &&
+                         before.back().kind != ParamInfo::Kind::TensorMap))
+    return Status::error("tensor maps come after the scratch parameter");
+  if (!jp.contains("source") || !jp["source"].is_number_integer())
+    return Status::error("key 'source' is missing or not an integer");
+  p.source = jp["source"].get<int64_t>();
+  if (p.source < 0 || p.source >= static_cast<int64_t>(before.size()) ||
+      before[p.source].kind != ParamInfo::Kind::MemRef)
+    return Status::error("source " + std::to_string(p.source) +
+                         " is not a memref parameter");
+  if (!jp.contains("box") || !jp["box"].is_array())
+    return Status::error("key 'box' is missing or not an array");
+  for (const json &d : jp["box"]) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 1 ||
+        d.get<int64_t>() > 256)
+      return Status::error("box has a dimension outside 1 .. 256");
+    p.box.push_back(d.get<int64_t>());
+  }
+  if (static_cast<int64_t>(p.box.size()) != before[p.source].rank)
+    return Status::error("box has " + std::to_string(p.box.size()) +
+                         " dimensions, its source memref " +
+                         std::to_string(before[p.source].rank));
+  if (!jp.contains("swizzle") || !jp["swizzle"].is_number_integer() ||
+      (jp["swizzle"].get<int64_t>() != 0 &&
+       jp["swizzle"].get<int64_t>() != 128))
+    return Status::error("key 'swizzle' is missing or not 0 or 128");
+  p.swizzle = jp["swizzle"].get<int64_t>();
+  return Status::success();
 }
 
 Status readFile(const std::string &path, std::string &out) {
@@ -125,6 +161,10 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
       if (p.kind == ParamInfo::Kind::MemRef) {
         jp["rank"] = p.rank;
         jp["dtype"] = dtypeName(p.dtype);
+      } else if (p.kind == ParamInfo::Kind::TensorMap) {
+        jp["source"] = p.source;
+        jp["box"] = p.box;
+        jp["swizzle"] = p.swizzle;
       }
       params.push_back(jp);
     }
@@ -159,8 +199,13 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
       std::any_of(a.plans.begin(), a.plans.end(), [](const auto &p) {
         return p.second.firstSegmentChunks > 0;
       });
-  json m = {{"format", firstSegment ? Artifact::kFormatFirstSegment
-                                    : Artifact::kFormat},
+  const bool tensorMaps =
+      std::any_of(a.kernels.begin(), a.kernels.end(), [](const auto &k) {
+        return k.second.tensorMaps() > 0;
+      });
+  json m = {{"format", tensorMaps     ? Artifact::kFormatTensorMaps
+                       : firstSegment ? Artifact::kFormatFirstSegment
+                                      : Artifact::kFormat},
             {"chip", a.chip},
             {"block_size", a.blockSize},
             {"shape",
@@ -207,11 +252,13 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
   if (!m.contains("format") ||
       (m["format"] != Artifact::kFormat &&
        m["format"] != Artifact::kFormatWithoutVSplit &&
-       m["format"] != Artifact::kFormatFirstSegment))
+       m["format"] != Artifact::kFormatFirstSegment &&
+       m["format"] != Artifact::kFormatTensorMaps))
     return bad("key 'format' is " +
                (m.contains("format") ? m["format"].dump() : "missing") +
-               "; this runtime reads " + Artifact::kFormatFirstSegment +
-               ", " + Artifact::kFormat + " and " +
+               "; this runtime reads " + Artifact::kFormatTensorMaps + ", " +
+               Artifact::kFormatFirstSegment + ", " + Artifact::kFormat +
+               " and " +
                Artifact::kFormatWithoutVSplit +
                " (rebuild the artifact with gdn-run --emit artifact)");
   auto getInt = [&](const json &o, const char *key, int64_t &out) {
@@ -286,6 +333,16 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
           (!getInt(jp, "rank", p.rank) || !getStr(jp, "dtype", dt) ||
            !parseDType(dt, p.dtype)))
         return bad("kernel '" + it.key() + "' has a malformed memref parameter");
+      if (p.kind == ParamInfo::Kind::TensorMap) {
+        if (Status s = readTensorMap(jp, k.params, p); !s.ok())
+          return bad("kernel '" + it.key() + "' has a malformed tensor_map "
+                     "parameter " + std::to_string(k.params.size()) + ": " +
+                     s.message);
+      } else if (!k.params.empty() &&
+                 k.params.back().kind == ParamInfo::Kind::TensorMap) {
+        return bad("kernel '" + it.key() + "' has a parameter (" + kind +
+                   ") after its tensor maps (they come last)");
+      }
       k.params.push_back(p);
     }
     a.kernels[it.key()] = k;

@@ -1,6 +1,7 @@
 //===- CudaRunner.cpp - run compiled kernels through the CUDA driver ------===//
 
 #include "gdn/Runtime/CudaRunner.h"
+#include "gdn/Runtime/TensorMap.h"
 
 #include <cuda.h>
 
@@ -48,6 +49,11 @@ struct Driver {
   GDN_CU_FN(StreamIsCapturing, CUstream, CUstreamCaptureStatus *)
   GDN_CU_FN(MemAllocAsync, CUdeviceptr *, size_t, CUstream)
   GDN_CU_FN(MemFreeAsync, CUdeviceptr, CUstream)
+  // Optional (CUDA 12+): only launches of kernels with tensor maps need it.
+  GDN_CU_FN(TensorMapEncodeTiled, CUtensorMap *, CUtensorMapDataType,
+            cuuint32_t, void *, const cuuint64_t *, const cuuint64_t *,
+            const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+            CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill)
 #undef GDN_CU_FN
 
   template <typename F> bool bind(F &fn, const char *name) {
@@ -90,12 +96,22 @@ struct CudaRunner::Impl {
   struct Loaded {
     CUfunction fn;
     unsigned sharedBytes;
+    // Per call (set by resolveKernels and packParams): the kernel's
+    // description, and where its parameter list starts in the call's
+    // params (kernels with tensor maps have lists of their own).
+    const KernelInfo *info = nullptr;
+    size_t paramsAt = 0;
   };
   /// The module's kernels by name, resolved on first launch.
   std::map<std::string, Loaded> functions;
   Status resolveKernels(const std::vector<PlannedLaunch> &launches,
                         const std::vector<KernelArg> &args,
                         std::vector<Loaded> &loaded, size_t &scratchBytes);
+  template <typename AddressOf>
+  Status packParams(const std::vector<KernelArg> &args, AddressOf address,
+                    CUdeviceptr scratch, size_t scratchBytes,
+                    std::vector<Loaded> &loaded, std::vector<int64_t> &words,
+                    std::vector<void *> &params);
   Status launch(const std::vector<PlannedLaunch> &launches,
                 const std::vector<Loaded> &loaded, void **params,
                 CUstream stream);
@@ -159,23 +175,47 @@ CudaRunner::~CudaRunner() {
 }
 
 namespace {
+CUtensorMapDataType tensorMapDataType(DType dtype) {
+  switch (dtype) {
+  case DType::BF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  case DType::F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  default: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32; // checkTensorMap: F32
+  }
+}
+
+constexpr size_t kTensorMapWords = sizeof(CUtensorMap) / sizeof(int64_t);
+static_assert(sizeof(CUtensorMap) == 128 && kTensorMapWords == 16,
+              "a tensor-map parameter is 128 bytes");
+} // namespace
+
 /// Parameter words of a launch as MLIR's GPU lowering expects them: each
 /// memref expanded to (allocated, aligned, offset, sizes, strides), then
-/// the scratch memref. `address(i)` is where buffer argument i lives.
+/// the scratch memref; a kernel with tensor maps then gets a list of its
+/// own, those words followed by its maps (128 bytes each, encoded here).
+/// `address(i)` is where buffer argument i lives. Sets loaded[i].paramsAt.
 template <typename AddressOf>
-void packParams(const std::vector<KernelArg> &args, AddressOf address,
-                CUdeviceptr scratch, size_t scratchBytes,
-                std::vector<int64_t> &words, std::vector<void *> &params) {
+Status CudaRunner::Impl::packParams(const std::vector<KernelArg> &args,
+                                    AddressOf address, CUdeviceptr scratch,
+                                    size_t scratchBytes,
+                                    std::vector<Loaded> &loaded,
+                                    std::vector<int64_t> &words,
+                                    std::vector<void *> &params) {
   // Sized first: params point into words, and a launch per layer call
   // should not reallocate.
-  size_t count = 5;
+  size_t common = 5;
   for (const KernelArg &a : args)
-    count += a.kind == KernelArg::Kind::Buffer ||
-                     a.kind == KernelArg::Kind::Workspace
-                 ? 3 + 2 * a.shape.size()
-                 : 1;
+    common += a.kind == KernelArg::Kind::Buffer ||
+                      a.kind == KernelArg::Kind::Workspace
+                  ? 3 + 2 * a.shape.size()
+                  : 1;
+  size_t mapWords = 0, mapParams = 0;
+  for (const Loaded &l : loaded)
+    if (size_t maps = l.info->tensorMaps()) {
+      mapWords += kTensorMapWords * maps;
+      mapParams += common + maps;
+    }
   words.clear();
-  words.reserve(count);
+  words.reserve(common + mapWords);
   auto push = [&](int64_t v) { words.push_back(v); };
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg &a = args[i];
@@ -213,11 +253,61 @@ void packParams(const std::vector<KernelArg> &args, AddressOf address,
   push(static_cast<int64_t>(scratchBytes));
   push(1);
   params.clear();
-  params.reserve(words.size());
+  params.reserve(common + mapParams);
   for (int64_t &w : words)
     params.push_back(&w);
+  // Kernels without tensor maps share that list.
+  for (size_t i = 0; i < loaded.size(); ++i) {
+    Loaded &l = loaded[i];
+    l.paramsAt = 0;
+    const size_t maps = l.info->tensorMaps();
+    if (!maps)
+      continue;
+    // A kernel launched twice in a plan encodes its maps once.
+    auto same = std::find_if(loaded.begin(), loaded.begin() + i,
+                             [&](const Loaded &o) { return o.info == l.info; });
+    if (same != loaded.begin() + i) {
+      l.paramsAt = same->paramsAt;
+      continue;
+    }
+    l.paramsAt = params.size();
+    for (size_t w = 0; w < common; ++w)
+      params.push_back(&words[w]);
+    for (size_t m = 0; m < maps; ++m) {
+      const ParamInfo &p = l.info->params[l.info->params.size() - maps + m];
+      const CUdeviceptr at = address(static_cast<size_t>(p.source));
+      TensorMapLayout layout;
+      if (Status s =
+              tensorMapLayout(p, args, static_cast<uint64_t>(at), layout);
+          !s.ok())
+        return s;
+      CUtensorMap map; // 64-byte aligned, as the encoder requires
+      std::memset(&map, 0, sizeof map);
+      if (!layout.empty) {
+        static const cuuint32_t ones[TensorMapLayout::kMaxRank] = {1, 1, 1, 1,
+                                                                   1};
+        CUresult r = cu.TensorMapEncodeTiled(
+            &map, tensorMapDataType(layout.dtype), layout.rank,
+            reinterpret_cast<void *>(at), layout.globalDim,
+            layout.globalStrides, layout.boxDim, ones,
+            CU_TENSOR_MAP_INTERLEAVE_NONE,
+            layout.swizzle128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                              : CU_TENSOR_MAP_SWIZZLE_NONE,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE); // out of bounds: zeros
+        if (r != CUDA_SUCCESS)
+          return check(r, "tensor map of " + args[p.source].name +
+                              ": cuTensorMapEncodeTiled");
+      }
+      // Within the reservation: the pointers taken so far stay valid.
+      const size_t first = words.size();
+      words.resize(first + kTensorMapWords);
+      std::memcpy(&words[first], &map, sizeof map);
+      params.push_back(&words[first]);
+    }
+  }
+  return Status::success();
 }
-} // namespace
 
 Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner) {
   return open(runner, 0);
@@ -261,6 +351,7 @@ Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner, int ordinal) {
   if (!ok)
     return Status::error("libcuda.so.1 lacks a driver API function this "
                          "runtime needs (driver too old?)");
+  cu.bind(cu.TensorMapEncodeTiled, "cuTensorMapEncodeTiled"); // optional
   if (Status s = impl->check(cu.Init(0), "cuInit"); !s.ok())
     return s;
   if (Status s = impl->check(cu.DeviceGet(&impl->device, ordinal),
@@ -371,9 +462,13 @@ Status CudaRunner::run(const std::vector<PlannedLaunch> &launches,
   }
   std::vector<int64_t> words;
   std::vector<void *> params;
-  packParams(
-      args, [&](size_t i) { return buffers[i].data(); }, scratch.data(),
-      scratch.bytes, words, params);
+  if (Status s = I.packParams(
+          args, [&](size_t i) { return buffers[i].data(); }, scratch.data(),
+          scratch.bytes, loaded, words, params);
+      !s.ok()) {
+    freeAll();
+    return s;
+  }
 
   auto launchAll = [&]() {
     return I.launch(launches, loaded, params.data(), nullptr);
@@ -444,11 +539,21 @@ Status CudaRunner::Impl::resolveKernels(
     if (kit == artifact->kernels.end())
       return Status::error("the artifact has no kernel '" + l.kernel + "'");
     const KernelInfo &info = kit->second;
-    if (info.params.size() != args.size() + 1)
+    const size_t maps = info.tensorMaps();
+    if (info.params.size() != args.size() + 1 + maps)
       return Status::error("kernel '" + l.kernel + "' takes " +
-                           std::to_string(info.params.size() - 1) +
-                           " arguments besides scratch, the driver passes " +
+                           std::to_string(info.params.size() - 1 - maps) +
+                           " arguments besides scratch and its " +
+                           std::to_string(maps) +
+                           " tensor maps, the driver passes " +
                            std::to_string(args.size()));
+    if (maps && !cu.TensorMapEncodeTiled)
+      return Status::error("kernel '" + l.kernel +
+                           "' takes tensor maps, and this CUDA driver has no "
+                           "cuTensorMapEncodeTiled (CUDA 12 or newer)");
+    for (size_t m = info.params.size() - maps; m < info.params.size(); ++m)
+      if (Status s = checkTensorMap(info.params[m], args); !s.ok())
+        return Status::error("kernel '" + l.kernel + "': " + s.message);
     for (size_t i = 0; i < args.size(); ++i) {
       const KernelArg &a = args[i];
       const ParamInfo &p = info.params[i];
@@ -488,6 +593,7 @@ Status CudaRunner::Impl::resolveKernels(
       known = functions.emplace(l.kernel, k).first;
     }
     loaded.push_back(known->second);
+    loaded.back().info = &info;
     scratchBytes = std::max(scratchBytes,
                             static_cast<size_t>(l.grid.size()) *
                                 static_cast<size_t>(info.scratchBytesPerBlock));
@@ -504,7 +610,8 @@ Status CudaRunner::Impl::launch(const std::vector<PlannedLaunch> &launches,
       continue;
     CUresult r = cu.LaunchKernel(loaded[i].fn, g.x, g.y, g.z,
                                  artifact->blockSize, 1, 1,
-                                 loaded[i].sharedBytes, stream, params, nullptr);
+                                 loaded[i].sharedBytes, stream,
+                                 params + loaded[i].paramsAt, nullptr);
     if (r != CUDA_SUCCESS) // the message only when it is needed
       return check(r, "cuLaunchKernel(" + launches[i].kernel + ")");
   }
@@ -612,15 +719,16 @@ Status CudaRunner::launchOnDevice(const std::vector<PlannedLaunch> &launches,
   }
   std::vector<int64_t> words;
   std::vector<void *> params;
-  packParams(
+  Status launched = I.packParams(
       args,
       [&](size_t i) -> CUdeviceptr {
         return args[i].kind == KernelArg::Kind::Workspace
                    ? block + offsets[i]
                    : reinterpret_cast<CUdeviceptr>(args[i].data);
       },
-      block + scratchAt, scratchBytes, words, params);
-  Status launched = I.launch(launches, loaded, params.data(), s);
+      block + scratchAt, scratchBytes, loaded, words, params);
+  if (launched.ok())
+    launched = I.launch(launches, loaded, params.data(), s);
   if (capturing)
     if (Status st = I.check(cu.MemFreeAsync(block, s),
                             "cuMemFreeAsync in a graph capture");

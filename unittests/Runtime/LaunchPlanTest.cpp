@@ -361,3 +361,125 @@ TEST(ArtifactManifest, KeepsTheStateDtype) {
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message.find("'shape.state'"), std::string::npos) << s.message;
 }
+
+namespace {
+/// A kernel over q (bf16 [B, T, H, K]) and a flag, its scratch, and a TMA
+/// tensor map over q.
+KernelInfo tensorMapKernel() {
+  KernelInfo k;
+  ParamInfo q;
+  q.kind = ParamInfo::Kind::MemRef;
+  q.rank = 4;
+  q.dtype = DType::BF16;
+  ParamInfo flag;
+  flag.kind = ParamInfo::Kind::Index;
+  ParamInfo scratch;
+  scratch.kind = ParamInfo::Kind::Scratch;
+  scratch.rank = 1;
+  ParamInfo map;
+  map.kind = ParamInfo::Kind::TensorMap;
+  map.source = 0;
+  map.box = {64, 1, 64, 1};
+  map.swizzle = 128;
+  k.params = {q, flag, scratch, map};
+  return k;
+}
+} // namespace
+
+// Tensor-map parameters keep their source, box and swizzle; an artifact
+// with any is format 4 (older runtimes refuse it), others stay 2.
+TEST(ArtifactManifest, KeepsTensorMaps) {
+  Artifact a;
+  a.ptx = "// ptx";
+  a.kernels["k"] = tensorMapKernel();
+  a.kernels["plain"] = KernelInfo{};
+  a.plans["k"] = LaunchPlan::single("k");
+  Artifact back;
+  std::string manifest;
+  Status s = roundTrip(a, back, "tensor-maps",
+                       [&](std::string &text) { manifest = text; });
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_NE(manifest.find("\"format\": \"gdn-artifact-4\""), std::string::npos)
+      << manifest;
+  EXPECT_NE(manifest.find("\"kind\": \"tensor_map\""), std::string::npos);
+  EXPECT_STREQ(Artifact::kFormatTensorMaps, "gdn-artifact-4");
+  const KernelInfo &k = back.kernels.at("k");
+  ASSERT_EQ(k.params.size(), 4u);
+  EXPECT_EQ(k.tensorMaps(), 1u);
+  EXPECT_EQ(back.kernels.at("plain").tensorMaps(), 0u);
+  const ParamInfo &map = k.params[3];
+  EXPECT_EQ(map.kind, ParamInfo::Kind::TensorMap);
+  EXPECT_EQ(map.source, 0);
+  EXPECT_EQ(map.box, (std::vector<int64_t>{64, 1, 64, 1}));
+  EXPECT_EQ(map.swizzle, 128);
+  EXPECT_EQ(k.params[2].kind, ParamInfo::Kind::Scratch);
+
+  // With a first segment of its own length too: still 4 (it reads both).
+  a.kernels["k__transition"] = KernelInfo{};
+  a.kernels["k__replay"] = KernelInfo{};
+  a.plans["split"] = splitSeqPlan(14, false, 13);
+  s = roundTrip(a, back, "tensor-maps-first-segment",
+                [&](std::string &text) { manifest = text; });
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_NE(manifest.find("\"format\": \"gdn-artifact-4\""), std::string::npos);
+
+  Artifact plain;
+  plain.ptx = "// ptx";
+  plain.kernels["k"] = KernelInfo{};
+  s = roundTrip(plain, back, "no-tensor-maps",
+                [&](std::string &text) { manifest = text; });
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_NE(manifest.find("\"format\": \"gdn-artifact-2\""), std::string::npos);
+}
+
+// A malformed tensor_map parameter is refused on load, naming the kernel.
+TEST(ArtifactManifest, RefusesAMalformedTensorMap) {
+  Artifact a;
+  a.ptx = "// ptx";
+  a.kernels["k"] = tensorMapKernel();
+  a.plans["k"] = LaunchPlan::single("k");
+  ASSERT_TRUE(readEdited(a, "\"swizzle\": 128", "\"swizzle\": 128").ok());
+  const std::pair<std::string, std::string> edits[] = {
+      {"\"swizzle\": 128", "\"swizzle\": 64"},
+      {"\"swizzle\": 128", "\"swizzle\": \"128B\""},
+      {"\"source\": 0", "\"source\": 1"},  // the flag, not a memref
+      {"\"source\": 0", "\"source\": 2"},  // the scratch
+      {"\"source\": 0", "\"source\": 9"},
+      {"\"source\": 0", "\"origin\": 0"},
+      {"\"box\"", "\"boxes\""},
+  };
+  const char *named[] = {"'swizzle'", "'swizzle'", "source 1", "source 2",
+                         "source 9", "'source'", "'box'"};
+  for (size_t i = 0; i < std::size(edits); ++i) {
+    Status s = readEdited(a, edits[i].first, edits[i].second);
+    EXPECT_FALSE(s.ok()) << edits[i].second;
+    EXPECT_NE(s.message.find("kernel 'k' has a malformed tensor_map"),
+              std::string::npos)
+        << s.message;
+    EXPECT_NE(s.message.find(named[i]), std::string::npos) << s.message;
+  }
+
+  // Boxes: one dimension per source dimension, each 1 .. 256.
+  Artifact back;
+  for (std::vector<int64_t> box : {std::vector<int64_t>{64, 64},
+                                   std::vector<int64_t>{64, 1, 0, 1},
+                                   std::vector<int64_t>{64, 1, 257, 1}}) {
+    a.kernels["k"].params[3].box = box;
+    Status s = roundTrip(a, back, "bad-box");
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.message.find("box"), std::string::npos) << s.message;
+  }
+  // Maps come last, after the scratch.
+  a.kernels["k"] = tensorMapKernel();
+  std::swap(a.kernels["k"].params[2], a.kernels["k"].params[3]);
+  Status s = roundTrip(a, back, "map-before-scratch");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("after the scratch"), std::string::npos)
+      << s.message;
+  a.kernels["k"] = tensorMapKernel();
+  a.kernels["k"].params.push_back(a.kernels["k"].params[1]);
+  s = roundTrip(a, back, "param-after-map");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("after its tensor maps"), std::string::npos)
+      << s.message;
+}

@@ -47,6 +47,10 @@ inline constexpr llvm::StringLiteral kFirstSegmentChunks =
     "gdn.first_segment_chunks";
 /// Schedule knob prefetch=none: the kernel gets no next-chunk prefetch.
 inline constexpr llvm::StringLiteral kNoPrefetch = "gdn.no_prefetch";
+/// The schedule's `stages=N` (N >= 2) on a kernel: its chunk loops load
+/// their 16-bit token tiles by TMA through an N-slot ring
+/// (gdn-gpu-pipeline-loads).
+inline constexpr llvm::StringLiteral kLoadStages = "gdn.load_stages";
 /// Argument attribute: a workspace between kernels, and its slot count.
 inline constexpr llvm::StringLiteral kWorkspace = "gdn.workspace";
 
@@ -58,6 +62,11 @@ inline constexpr llvm::StringLiteral kScratchBytesPerBlock =
 /// Bytes of dynamic shared memory a block needs.
 inline constexpr llvm::StringLiteral kSharedBytesPerBlock =
     "gdn.shared_bytes_per_block";
+/// The kernel's trailing `!llvm.ptr` parameters, CUtensorMaps the runtime
+/// encodes per launch: one dictionary each, in order, {source = i64 (the
+/// driver argument, a memref, it describes), box = array<i64> (box size per
+/// dimension, innermost first), swizzle = i64 (128 or 0 bytes)}.
+inline constexpr llvm::StringLiteral kTensorMaps = "gdn.tensor_maps";
 
 } // namespace mlir::gdn::attrs
 

@@ -23,18 +23,33 @@ namespace gdn {
 
 /// One kernel parameter as the driver passes it. Memrefs travel expanded as
 /// MLIR's GPU lowering expects: allocated and aligned pointers, offset,
-/// sizes, strides.
+/// sizes, strides. A TensorMap is a 128-byte CUtensorMap passed by value
+/// (`.param .align 64 .b8 [128]`), encoded by the runtime per launch over
+/// the driver argument `source`.
 struct ParamInfo {
-  enum class Kind { MemRef, Index, F32, I1, Scratch };
+  enum class Kind { MemRef, Index, F32, I1, Scratch, TensorMap };
   Kind kind = Kind::Index;
   int64_t rank = 0;        // MemRef
   DType dtype = DType::F32; // MemRef element type
+  int64_t source = 0;       // TensorMap: index of the memref it describes
+  std::vector<int64_t> box; // TensorMap: box per dimension, innermost first
+  int64_t swizzle = 0;      // TensorMap: 128 (bytes) or 0
 };
 
 struct KernelInfo {
-  std::vector<ParamInfo> params; // in order; Scratch last
+  // In order: the driver's arguments, Scratch, then the tensor maps.
+  std::vector<ParamInfo> params;
   int64_t scratchBytesPerBlock = 0;
   int64_t sharedBytesPerBlock = 0; // dynamic shared memory at launch
+
+  /// The trailing TensorMap parameters.
+  size_t tensorMaps() const {
+    size_t n = 0;
+    while (n < params.size() &&
+           params[params.size() - 1 - n].kind == ParamInfo::Kind::TensorMap)
+      ++n;
+    return n;
+  }
 };
 
 struct Artifact {
@@ -46,6 +61,9 @@ struct Artifact {
   // first-segment=run). A runtime that ignored the key would launch a
   // segment too few, leaving chunks unrun; a format-2 runtime refuses 3.
   static constexpr const char *kFormatFirstSegment = "gdn-artifact-3";
+  // 4: written only when a kernel takes tensor maps (parameters a format-3
+  // runtime cannot encode); it refuses 4 as too new, not as malformed.
+  static constexpr const char *kFormatTensorMaps = "gdn-artifact-4";
   std::string chip = "sm_90a";
   int64_t blockSize = 256;
   KernelShape shape;
