@@ -266,6 +266,54 @@ def GDNGPUPrefetchNextChunk : Pass<"gdn-gpu-prefetch-next-chunk", "::mlir::Modul
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def GDNGPUPipelineLoads : Pass<"gdn-gpu-pipeline-loads", "::mlir::ModuleOp"> {
+  let summary = "load a chunk loop's token tiles by TMA through a ring of shared-memory slots";
+  let description = [{
+    In every `gpu.func` kernel marked `gdn.load_stages = S` (the schedule's
+    `stages=S`, S >= 2), each `gdn.tile_load` of a kernel argument directly
+    in an `scf.for` body whose address follows the induction variable (as
+    `gdn-gpu-prefetch-next-chunk` finds them) and that TMA can box (a
+    rank-2, 16-bit tile along the memref's contiguous dimension, with 16
+    bytes dividing its row length, an identity layout and at most five
+    dimensions) is read from an S-slot ring instead:
+
+    - the kernel gets a tensor-map parameter per such argument (after its
+      scratch buffer; `gdn.tensor_maps` on the kernel says which argument
+      and box each describes, for the runtime to encode) and a
+      `gdn_gpu.load_ring` at its entry;
+    - before the loop, thread 0 fills slots 0 .. S-1 with the tiles of
+      iterations 0 .. S-1 (`gdn_gpu.ring_expect`, then a `gdn_gpu.tma_load`
+      per 64-column box), each where the iteration exists;
+    - at the top of iteration i, every thread waits for slot i % S
+      (`gdn_gpu.ring_wait`, parity (i / S) % 2) and reads its tiles
+      (`gdn_gpu.ring_read`, ragged rows as zero); the block meets, and
+      thread 0 fills the slot with iteration i + S's tiles.
+
+    Loads stay as they are where the ring would not fit in shared memory
+    beside what the kernel already plans there (227 KiB in all): the pass
+    takes as many slots as fit, down to none, and says so in a remark.
+  }];
+  let options = [
+    Option<"mmaPrecision", "mma-precision", "std::string",
+           /*default=*/"::mlir::gdn::kDefaultMma",
+           "tensor-core operand precision, as gdn-gpu-lower-tiles takes it (it sizes the staged operands the ring must fit beside)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::gdn_gpu::GDNGPUDialect"];
+}
+
+def GDNGPUMarkTensorMaps : Pass<"gdn-gpu-mark-tensor-maps", "::mlir::ModuleOp"> {
+  let summary = "pass a kernel's tensor maps by value, as grid constants";
+  let description = [{
+    After the GPU-to-NVVM conversion (which drops argument attributes), the
+    last N parameters of each `llvm.func` kernel with N entries in
+    `gdn.tensor_maps` get `llvm.byval = !llvm.array<128 x i8>`, `llvm.align
+    = 64` and `nvvm.grid_constant`: PTX passes each CUtensorMap in the
+    parameter space (`.param .align 64 .b8 p[128]`), and TMA reads it there
+    through its generic address.
+  }];
+}
+
 def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
   let summary = "lower tiles with layouts to per-thread registers, shared memory and wgmma";
   let description = [{

@@ -72,6 +72,8 @@ std::string ScheduleOptions::str() const {
     s += " chunk=" + std::to_string(chunk);
   if (prefetch != "next-chunk")
     s += " prefetch=" + prefetch;
+  if (stages != 1)
+    s += " stages=" + std::to_string(stages);
   return s;
 }
 
@@ -178,11 +180,17 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                          "tiles in L2",
                          o.prefetch))
           return false;
+      } else if (key == "stages") {
+        if (value != "1" && value != "2" && value != "3")
+          return fail("stages=" + value +
+                      " (expected 1, 2 or 3: slots of the ring the GPU "
+                      "kernels load token tiles through, 1 = no ring)");
+        o.stages = std::stoll(value);
       } else {
         return fail("unknown key '" + key +
                     "' (known: intermediates, output, segment-chunks, "
                     "replay, first-segment, first-segment-chunks, v-block, "
-                    "chunk, store, prefetch)");
+                    "chunk, store, prefetch, stages)");
       }
     }
   }
@@ -191,6 +199,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
   // A key another kind reads would be ignored silently: refuse it.
   for (const std::string &key : keys) {
     bool applies = key == "v-block" || key == "chunk" || key == "prefetch" ||
+                   key == "stages" ||
                    (o.kind == "staged" &&
                     (key == "intermediates" || key == "output" ||
                      key == "store")) ||
@@ -265,7 +274,8 @@ std::string mlir::gdn::scheduleHelp() {
        "split-seq replay=load), v-block=64|128 (any kind: state rows per "
        "program), chunk=32|64|128 (any kind: tokens per chunk, 64 by default; "
        "the GPU takes 64), prefetch=next-chunk|none (any kind, GPU: the L2 prefetch "
-       "of the next chunk's tiles). A schedule text may also be given inline, e.g. "
+       "of the next chunk's tiles), stages=1|2|3 (any kind, GPU: TMA loads of the token "
+       "tiles through a ring of that many slots; 1: none). A schedule text may also be given inline, e.g. "
        "\"fused v-block=64\"";
   return s;
 }

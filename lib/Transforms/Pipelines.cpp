@@ -141,6 +141,10 @@ void addLowerTiles(OpPassManager &pm, const std::string &mmaPrecision,
   gdn::GDNGPUStageOperandsEarlyOptions early;
   early.mmaPrecision = mmaPrecision;
   pm.addPass(gdn::createGDNGPUStageOperandsEarly(early));
+  // Before the prefetch: the loads the ring takes need none.
+  gdn::GDNGPUPipelineLoadsOptions ring;
+  ring.mmaPrecision = mmaPrecision;
+  pm.addPass(gdn::createGDNGPUPipelineLoads(ring));
   if (prefetch)
     pm.addPass(gdn::createGDNGPUPrefetchNextChunk());
   gdn::GDNGPULowerTilesOptions lower;
@@ -205,6 +209,7 @@ void gdn::buildGPUTilesToPTX(OpPassManager &pm, const std::string &chip) {
   gpu.addPass(createReconcileUnrealizedCastsPass());
   gpu.addPass(createCanonicalizerPass());
   gpu.addPass(createCSEPass());
+  pm.addPass(gdn::createGDNGPUMarkTensorMaps());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(binary));

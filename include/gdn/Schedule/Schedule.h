@@ -63,6 +63,12 @@ struct ScheduleOptions {
   // leaves that out of this schedule's kernels (gdn.no_prefetch). Which
   // pays depends on the kernel: bench/RESULTS.md, 2026-12-02.
   std::string prefetch = "next-chunk";
+  // Every kind, GPU only: slots of the ring that chunk loops load their
+  // 16-bit token tiles (q, k, v) through. 1 loads them as the chunk needs
+  // them (LDG); N >= 2 brings them in by TMA into an N-slot shared-memory
+  // ring, N chunks ahead, completing on mbarriers
+  // (gdn-gpu-pipeline-loads, kernels marked gdn.load_stages).
+  int64_t stages = 1;
 
   /// The canonical text form, e.g. "staged intermediates=f32 output=separate".
   std::string str() const;

@@ -86,6 +86,7 @@ struct LowerTilesPass
       populateGateOpToNVVMPatterns(converter, patterns, plan);
       populateTriInverseOpToNVVMPatterns(converter, patterns, plan);
       populateMatmulOpToWGMMAPatterns(converter, patterns, plan);
+      populateRingOpsToNVVMPatterns(converter, patterns, plan);
       scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                            target);
       if (failed(applyPartialConversion(kernel, target, std::move(patterns))))

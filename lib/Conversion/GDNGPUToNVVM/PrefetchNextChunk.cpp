@@ -33,15 +33,8 @@ namespace mlir::gdn {
 
 using namespace mlir;
 
-namespace {
-/// The ops of `loop`'s body that `load`'s corner and row count are computed
-/// from, when they are pure and read the induction variable (and no other
-/// value the loop carries): a clone of them with the induction variable
-/// stepped gives the next iteration's tile (no ops at all when the corner
-/// is the induction variable itself). None otherwise: a tile the same in
-/// every iteration, or one whose address the loop carries.
 std::optional<llvm::SetVector<Operation *>>
-nextAddressSlice(gdn::TileLoadOp load, scf::ForOp loop) {
+gdn_gpu::nextAddressSlice(gdn::TileLoadOp load, scf::ForOp loop) {
   llvm::SetVector<Operation *> slice;
   bool followsIv = false;
   SmallVector<Value> worklist(load.getIndices());
@@ -68,6 +61,8 @@ nextAddressSlice(gdn::TileLoadOp load, scf::ForOp loop) {
   return slice;
 }
 
+
+namespace {
 /// Adds the next iteration's prefetches to `loop`, a loop of `kernel`,
 /// whose block has `threads` threads.
 void prefetchNextChunk(scf::ForOp loop, gpu::GPUFuncOp kernel,
@@ -105,7 +100,7 @@ void prefetchNextChunk(scf::ForOp loop, gpu::GPUFuncOp kernel,
         }))
       continue;
     if (std::optional<llvm::SetVector<Operation *>> slice =
-            nextAddressSlice(load, loop))
+            gdn_gpu::nextAddressSlice(load, loop))
       loads.emplace_back(load, std::move(*slice));
   }
   if (loads.empty())

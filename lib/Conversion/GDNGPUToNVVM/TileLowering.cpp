@@ -64,6 +64,15 @@ SharedMemoryPlan::SharedMemoryPlan(Operation *kernel, int64_t stagedBytes) {
     scratch = std::max(scratch, scratchBytesOf(op));
   });
   scratch = llvm::alignTo(scratch, kSharedAlignment);
+  // The rings next: a ring's slots are written by TMA at any time of the
+  // kernel, so they share bytes with nothing.
+  int64_t fixed = scratch;
+  kernel->walk([&](LoadRingOp ring) {
+    int64_t slots = ring.getStages() * ring.getSlotBytes();
+    rings[ring.getRing()] = {fixed, fixed + slots};
+    slotSizes[ring.getRing()] = ring.getSlotBytes();
+    fixed += ringBytes(ring.getStages(), ring.getSlotBytes());
+  });
   auto endOf = [&](Operation *op) {
     int64_t end = position[op];
     op->walk([&](Operation *nested) { end = std::max(end, position[nested]); });
@@ -83,13 +92,13 @@ SharedMemoryPlan::SharedMemoryPlan(Operation *kernel, int64_t stagedBytes) {
   });
   // First fit in program order over the buffers still live.
   SmallVector<Live *> active;
-  total = scratch;
+  total = fixed;
   for (Live &live : lives) {
     llvm::erase_if(active, [&](Live *a) { return a->end < live.start; });
     llvm::sort(active, [&](Live *x, Live *y) {
       return offsets[x->staging] < offsets[y->staging];
     });
-    int64_t offset = scratch;
+    int64_t offset = fixed;
     for (Live *a : active) {
       if (offset + live.bytes <= offsets[a->staging])
         break;
@@ -99,6 +108,12 @@ SharedMemoryPlan::SharedMemoryPlan(Operation *kernel, int64_t stagedBytes) {
     total = std::max(total, offset + live.bytes);
     active.push_back(&live);
   }
+}
+
+int64_t gdn_gpu::ringBytes(int64_t stages, int64_t slotBytes) {
+  // The barriers' 8 bytes a slot, padded so that the next buffer keeps the
+  // 1024-byte alignment of swizzled tiles.
+  return stages * slotBytes + llvm::alignTo(stages * 8, kSharedAlignment);
 }
 
 static gpu::AddressSpaceAttr workgroupSpace(MLIRContext *ctx) {

@@ -16,9 +16,19 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include "llvm/ADT/SetVector.h"
+
+#include <optional>
+
 namespace mlir::gpu {
 class GPUFuncOp;
 } // namespace mlir::gpu
+namespace mlir::gdn {
+class TileLoadOp;
+} // namespace mlir::gdn
+namespace mlir::scf {
+class ForOp;
+} // namespace mlir::scf
 
 namespace mlir::gdn_gpu {
 
@@ -39,8 +49,8 @@ inline int64_t stagedElementBytes(MmaPrecision precision) {
 }
 
 /// Dynamic shared memory of one kernel: the scratch area of layout moves
-/// at offset 0 (bracketed by barriers), then the staged tensor-core
-/// operands. Each staged operand lives from its staging to the end of its
+/// at offset 0 (bracketed by barriers), then the TMA load rings (live for
+/// the whole kernel), then the staged tensor-core operands. Each staged operand lives from its staging to the end of its
 /// last use (a use inside a loop keeps it to the end of that loop); buffers
 /// whose lives do not overlap share bytes. Offsets are planned before the
 /// conversion, from the layout IR.
@@ -53,6 +63,11 @@ public:
   /// elements.
   SharedMemoryPlan(Operation *kernel, int64_t stagedBytes);
   int64_t scratchOffset() const { return 0; }
+  /// Where ring `ring` (a gdn_gpu.load_ring) starts: its slots, then its
+  /// barriers (8 bytes a slot) at barrierOffset.
+  int64_t ringOffset(int64_t ring) const { return rings.lookup(ring).first; }
+  int64_t barrierOffset(int64_t ring) const { return rings.lookup(ring).second; }
+  int64_t slotBytes(int64_t ring) const { return slotSizes.lookup(ring); }
   int64_t scratchBytes() const { return scratch; }
   /// The buffer of a staging conversion (a convert_layout to a dot operand).
   int64_t offsetOf(Operation *staging) const { return offsets.lookup(staging); }
@@ -62,6 +77,8 @@ private:
   int64_t scratch = 0;
   int64_t total = 0;
   llvm::DenseMap<Operation *, int64_t> offsets;
+  llvm::DenseMap<int64_t, std::pair<int64_t, int64_t>> rings;
+  llvm::DenseMap<int64_t, int64_t> slotSizes;
 };
 
 class TileTypeConverter : public TypeConverter {
@@ -147,6 +164,19 @@ void emitBlockBarrier(OpBuilder &b, Location loc, bool asyncProxy = false);
 
 void populateElementwiseOpToNVVMPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns);
+/// The ops of `loop`'s body that `load`'s corner and row count are computed
+/// from, when they are pure and read the induction variable (and no other
+/// value the loop carries): a clone of them with the induction variable
+/// replaced gives another iteration's tile (no ops at all when the corner
+/// is the induction variable itself). None otherwise: a tile the same in
+/// every iteration, or one whose address the loop carries.
+std::optional<llvm::SetVector<Operation *>>
+nextAddressSlice(gdn::TileLoadOp load, scf::ForOp loop);
+
+/// The kernel's TMA load rings (gdn_gpu.load_ring): bytes of each, in
+/// shared memory after the scratch area, before the staged operands.
+int64_t ringBytes(int64_t stages, int64_t slotBytes);
+
 void populateLoadStoreOpToNVVMPatterns(TileTypeConverter &converter,
                                        RewritePatternSet &patterns);
 
@@ -183,6 +213,10 @@ int64_t triInverseScratchBytes(RankedTensorType type);
 void populateTriInverseOpToNVVMPatterns(TileTypeConverter &converter,
                                         RewritePatternSet &patterns,
                                         SharedMemoryPlan &plan);
+/// The TMA load ring's ops (gdn-gpu-pipeline-loads) at `plan`'s offsets.
+void populateRingOpsToNVVMPatterns(TileTypeConverter &converter,
+                                   RewritePatternSet &patterns,
+                                   SharedMemoryPlan &plan);
 void populateMatmulOpToWGMMAPatterns(TileTypeConverter &converter,
                                      RewritePatternSet &patterns,
                                      SharedMemoryPlan &plan);

@@ -112,6 +112,9 @@ struct OutlineToGPUPass
     // The schedule's `prefetch=none`, for gdn-gpu-prefetch-next-chunk.
     if (f->hasAttr(gdn::attrs::kNoPrefetch))
       kernel->setAttr(gdn::attrs::kNoPrefetch, b.getUnitAttr());
+    // The schedule's `stages=N`, for gdn-gpu-pipeline-loads.
+    if (Attribute stages = f->getAttr(gdn::attrs::kLoadStages))
+      kernel->setAttr(gdn::attrs::kLoadStages, stages);
 
     Block &entry = kernel.getBody().front();
     IRMapping map;

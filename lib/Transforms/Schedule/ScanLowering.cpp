@@ -174,6 +174,9 @@ LogicalResult ScanLowering::addKernel(
   // Read by gdn-gpu-prefetch-next-chunk (gdn-gpu-outline carries it over).
   if (opts.prefetch == "none")
     kernel->setAttr(gdn::attrs::kNoPrefetch, b.getUnitAttr());
+  // Read by gdn-gpu-pipeline-loads (carried over the same way).
+  if (opts.stages > 1)
+    kernel->setAttr(gdn::attrs::kLoadStages, b.getI64IntegerAttr(opts.stages));
 
   ChunkScanOp scan;
   kernel.walk([&](ChunkScanOp op) { scan = op; });
