@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace gdn;
 
@@ -170,6 +171,12 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
           "lowering to register-tile GPU kernels");
       !s.ok())
     return s;
+  // Remarks of a lowering that succeeded (a schedule's stages= that did not
+  // fit a loop's ring in shared memory) are the user's to see.
+  if (!diags.text.empty()) {
+    llvm::errs() << diags.text;
+    diags.text.clear();
+  }
 
   artifact = Artifact();
   artifact.plans = plans;

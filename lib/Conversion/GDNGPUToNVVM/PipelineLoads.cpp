@@ -267,14 +267,16 @@ struct PipelineLoadsPass
                                SharedMemoryPlan::kMaxSharedBytes)
         --stages;
       if (stages == 0) {
-        emitRemark(loop.getLoc()) << "stages=" << wanted << ": a ring of "
+        emitRemark(loop.getLoc()) << "stages=" << wanted << " in "
+                              << kernel.getName() << ": a ring of "
                             << slotBytes << " bytes a slot does not fit beside "
                             << used << " bytes of shared memory; the loads of "
                             << "this loop stay as they are";
         continue;
       }
       if (stages < wanted)
-        emitRemark(loop.getLoc()) << "stages=" << wanted << ": " << stages
+        emitRemark(loop.getLoc()) << "stages=" << wanted << " in "
+                              << kernel.getName() << ": " << stages
                             << " slot(s) of " << slotBytes
                             << " bytes fit in shared memory";
       used += ringBytes(stages, slotBytes);
