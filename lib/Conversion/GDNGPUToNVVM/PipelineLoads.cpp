@@ -87,15 +87,6 @@ bool runsOnce(scf::ForOp loop, gpu::GPUFuncOp kernel) {
   return true;
 }
 
-/// `index`'s value of this iteration as an i1 `a < b` under the loop's
-/// signedness.
-Value below(OpBuilder &b, Location loc, scf::ForOp loop, Value a, Value bound) {
-  return arith::CmpIOp::create(b, loc,
-                               loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                                     : arith::CmpIPredicate::slt,
-                               a, bound);
-}
-
 class RingBuilder {
 public:
   RingBuilder(gpu::GPUFuncOp kernel, scf::ForOp loop, int64_t ring,
@@ -165,7 +156,7 @@ private:
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value issuer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                          constant(b, loc, 0));
-    Value exists = below(b, loc, loop, iv, loop.getUpperBound());
+    Value exists = emitIterationExists(b, loc, loop, iv);
     Value go = arith::AndIOp::create(b, loc, issuer, exists);
     auto guard = scf::IfOp::create(b, loc, go, /*withElse=*/false);
     OpBuilder::InsertionGuard g(b);
@@ -173,13 +164,10 @@ private:
     RingExpectOp::create(b, loc, ring, slot, slotBytes);
     IRMapping at;
     at.map(loop.getInductionVar(), iv);
-    // The address ops in body order, each once, so that clones dominate.
     llvm::SetVector<Operation *> all;
     for (const RingLoad &l : loads)
       all.insert(l.slice.begin(), l.slice.end());
-    for (Operation &op : *loop.getBody())
-      if (all.contains(&op))
-        b.clone(op, at);
+    cloneInBodyOrder(b, loop, all, at);
     for (const RingLoad &l : loads) {
       SmallVector<Value> corner = llvm::map_to_vector(
           l.load.getIndices(), [&](Value v) { return at.lookupOrDefault(v); });

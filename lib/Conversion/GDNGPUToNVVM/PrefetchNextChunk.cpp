@@ -61,6 +61,21 @@ gdn_gpu::nextAddressSlice(gdn::TileLoadOp load, scf::ForOp loop) {
   return slice;
 }
 
+void gdn_gpu::cloneInBodyOrder(OpBuilder &b, scf::ForOp loop,
+                               const llvm::SetVector<Operation *> &ops,
+                               IRMapping &mapping) {
+  for (Operation &op : *loop.getBody())
+    if (ops.contains(&op))
+      b.clone(op, mapping);
+}
+
+Value gdn_gpu::emitIterationExists(OpBuilder &b, Location loc, scf::ForOp loop,
+                                   Value iv) {
+  return arith::CmpIOp::create(b, loc,
+                               loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                     : arith::CmpIPredicate::slt,
+                               iv, loop.getUpperBound());
+}
 
 namespace {
 /// Adds the next iteration's prefetches to `loop`, a loop of `kernel`,
@@ -113,22 +128,15 @@ void prefetchNextChunk(scf::ForOp loop, gpu::GPUFuncOp kernel,
   Location loc = loop.getLoc();
   Value next =
       arith::AddIOp::create(b, loc, loop.getInductionVar(), loop.getStep());
-  Value more =
-      arith::CmpIOp::create(b, loc,
-                            loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                                  : arith::CmpIPredicate::slt,
-                            next, loop.getUpperBound());
+  Value more = gdn_gpu::emitIterationExists(b, loc, loop, next);
   auto guard = scf::IfOp::create(b, loc, more, /*withElse=*/false);
   b.setInsertionPointToStart(guard.thenBlock());
   IRMapping stepped;
   stepped.map(loop.getInductionVar(), next);
-  // The address ops in body order, each once, so that clones dominate.
   llvm::SetVector<Operation *> all;
   for (auto &entry : loads)
     all.insert(entry.second.begin(), entry.second.end());
-  for (Operation &op : *loop.getBody())
-    if (all.contains(&op))
-      b.clone(op, stepped);
+  gdn_gpu::cloneInBodyOrder(b, loop, all, stepped);
   for (auto &[load, slice] : loads) {
     auto lookup = [&](Value v) { return stepped.lookupOrDefault(v); };
     SmallVector<Value> corner = llvm::map_to_vector(load.getIndices(), lookup);

@@ -20,6 +20,9 @@
 
 #include <optional>
 
+namespace mlir {
+class IRMapping;
+} // namespace mlir
 namespace mlir::gpu {
 class GPUFuncOp;
 } // namespace mlir::gpu
@@ -172,6 +175,18 @@ void populateElementwiseOpToNVVMPatterns(TileTypeConverter &converter,
 /// every iteration, or one whose address the loop carries.
 std::optional<llvm::SetVector<Operation *>>
 nextAddressSlice(gdn::TileLoadOp load, scf::ForOp loop);
+
+/// Clones `ops` (ops of `loop`'s body, such as the union of address
+/// slices) at `b`'s insertion point in body order, each once, so that the
+/// clones dominate each other; `mapping` maps the induction variable to the
+/// iteration wanted and collects the clones.
+void cloneInBodyOrder(OpBuilder &b, scf::ForOp loop,
+                      const llvm::SetVector<Operation *> &ops,
+                      IRMapping &mapping);
+
+/// Whether iteration `iv` of `loop` runs: `iv` below the upper bound, under
+/// the loop's signedness.
+Value emitIterationExists(OpBuilder &b, Location loc, scf::ForOp loop, Value iv);
 
 /// The kernel's TMA load rings (gdn_gpu.load_ring): bytes of each, in
 /// shared memory after the scratch area, before the staged operands.
