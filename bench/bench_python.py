@@ -45,7 +45,10 @@ def main():
     ap.add_argument("--shape", action="append", required=True, help="BxT")
     ap.add_argument("--heads", type=int, default=16)
     ap.add_argument("--value-heads", type=int, default=32)
-    ap.add_argument("--head-dim", type=int, default=128)
+    ap.add_argument("--head-dim", type=int, default=128,
+                    help="K, and V unless --head-dim-v is given")
+    ap.add_argument("--head-dim-v", type=int, default=None,
+                    help="V where it differs from K (FLA's layer: K=256, V=512)")
     ap.add_argument("--replays", type=int, default=20)
     ap.add_argument("--batches", type=int, default=10)
     ap.add_argument("--schedule", default="auto",
@@ -95,6 +98,7 @@ def main():
     else:
         kernels = [("", gdn.compile(schedule=args.schedule))]
     H, HV, D = args.heads, args.value_heads, args.head_dim
+    DV = args.head_dim_v or D
     torch.manual_seed(0)
     dev = "cuda"
 
@@ -113,11 +117,12 @@ def main():
     for shape in args.shape:
         B, T = (int(x) for x in shape.split("x"))
         N = B * T
-        label = f"{shape} H={H} HV={HV} D={D}"
+        label = (f"{shape} H={H} HV={HV} D={D}" if DV == D
+                 else f"{shape} H={H} HV={HV} K={D} V={DV}")
         with torch.no_grad():
             q = torch.randn(N, H, D, device=dev, dtype=torch.bfloat16)
             k = torch.randn(N, H, D, device=dev, dtype=torch.bfloat16)
-            v = torch.randn(N, HV, D, device=dev, dtype=torch.bfloat16)
+            v = torch.randn(N, HV, DV, device=dev, dtype=torch.bfloat16)
             a = torch.randn(N, HV, device=dev, dtype=torch.float32)
             b = torch.randn(N, HV, device=dev, dtype=torch.float32)
             A_log = torch.empty(HV, device=dev).uniform_(-1.5, 0.5)
@@ -125,8 +130,10 @@ def main():
             g = (-A_log.exp() * F.softplus(a + dt_bias)).contiguous()
             beta = b.sigmoid()
             # Zero initial states: the paged call with no prefix starts from
-            # zero, so every call computes the same thing.
-            h0 = torch.zeros(B, HV, D, D, device=dev)
+            # zero, so every call computes the same thing. FLA holds a state
+            # as [K, V], our pools as [V, K].
+            h0 = torch.zeros(B, HV, D, DV, device=dev)
+            pool0 = torch.zeros(B, HV, DV, D, device=dev)
             cu = torch.arange(0, N + 1, T, device=dev, dtype=torch.int64)
             scale = D ** -0.5
             page = (T + 63) // 64 * 64
@@ -158,7 +165,7 @@ def main():
                             "f16": torch.float16}
             for (suffix, kernel), sd in itertools.product(kernels, args.state_dtypes):
                 # A 16-bit pool: its own kernels, in place (--state-dtypes).
-                start = h0.to(state_dtypes[sd])
+                start = pool0.to(state_dtypes[sd])
                 pool = start.clone()
                 if sd != "f32":
                     suffix = f"{suffix}/state-{sd}"

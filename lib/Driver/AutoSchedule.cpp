@@ -15,6 +15,7 @@ using namespace gdn::run;
 Workload run::workloadOf(const Problem &p) {
   Workload w;
   w.V = p.dims.V;
+  w.K = p.dims.K;
   if (p.shapesOnly) {
     // A device call that leaves cu_seqlens unread (so that it can be
     // captured in a CUDA graph): the mean length stands for the longest.
@@ -83,8 +84,18 @@ const std::vector<AutoCandidate> &run::autoCandidates() {
 
 static bool splitsV(int64_t V) { return V > 64 && V % 64 == 0; }
 
-bool run::candidateApplies(const AutoCandidate &c, int64_t V) {
-  return std::string(c.name) != "fused-v-block-64" || splitsV(V);
+/// K above 128: only `fused v-block=64` fits a block's shared memory at
+/// K = 256 (H100, 2026-12-06: `fused` asks 456 KB at V = 256, `fused
+/// v-block=128` 248 KB; the GPU allows 227 KB), and split-seq's kernels spill
+/// kilobytes there and take minutes to compile.
+static bool wideHead(int64_t K) { return K > kWideHeadK; }
+static bool wideHeadSplit(int64_t V) { return V % 64 == 0; }
+
+bool run::candidateApplies(const AutoCandidate &c, int64_t K, int64_t V) {
+  const std::string name = c.name;
+  if (wideHead(K))
+    return wideHeadSplit(V) ? name == "fused-v-block-64" : name == "fused";
+  return name != "fused-v-block-64" || splitsV(V);
 }
 
 static const AutoCandidate *candidate(const char *name) {
@@ -152,6 +163,17 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
       std::to_string(sms) + " SMs, longest sequence " +
       std::to_string(w.longestTokens) + " tokens, V=" + std::to_string(w.V);
   ScheduleChoice c;
+  if (wideHead(w.K)) {
+    // H100, 2026-12-06 (bench/RESULTS.md): the only candidate that launches
+    // at K = 256 (V = 256 and 512); the V-split also gives 1 x 16384 at
+    // HV = 32 its 128 programs.
+    const bool split = wideHeadSplit(w.V);
+    c.pick = candidate(split ? "fused-v-block-64" : "fused");
+    c.why = numbers + ", K=" + std::to_string(w.K) +
+            (split ? ": a key head above 128 fits on chip in V-blocks of 64"
+                   : ": a key head above 128 and no V-block of 64 divides V");
+    return c;
+  }
   if (w.programs == 0) {
     c.pick = candidate("fused");
     c.why = numbers + ": no new tokens, nothing to spread";

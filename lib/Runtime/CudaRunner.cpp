@@ -79,6 +79,7 @@ struct CudaRunner::Impl {
   CUmodule module = nullptr;
   std::string deviceName;
   int64_t multiprocessors = 0;
+  int64_t sharedBytesOptIn = 0; // the most shared memory a block may have
   const Artifact *artifact = nullptr;
   // launchOnDevice: workspaces and scratch, one arena per stream, reused
   // by that stream's calls (stream order keeps them apart). A grown arena's
@@ -181,6 +182,23 @@ CUtensorMapDataType tensorMapDataType(DType dtype) {
   case DType::F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   default: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32; // checkTensorMap: F32
   }
+}
+
+/// "workspace 0 (chunks) F32[128, 8, 513, 64, 256], ...": where a
+/// workspace too large to allocate comes from (its slot axis counts chunks
+/// of the longest sequence; a call whose lengths are not read counts all T
+/// tokens for every sequence).
+std::string describeWorkspaces(const std::vector<KernelArg> &args) {
+  std::string out;
+  for (const KernelArg &a : args) {
+    if (a.kind != KernelArg::Kind::Workspace)
+      continue;
+    out += (out.empty() ? "" : ", ") + a.name + " " + dtypeName(a.dtype) + "[";
+    for (size_t i = 0; i < a.shape.size(); ++i)
+      out += (i ? ", " : "") + std::to_string(a.shape[i]);
+    out += "]";
+  }
+  return out.empty() ? "scratch only" : out;
 }
 
 constexpr size_t kTensorMapWords = sizeof(CUtensorMap) / sizeof(int64_t);
@@ -369,6 +387,15 @@ Status CudaRunner::open(std::unique_ptr<CudaRunner> &runner, int ordinal) {
       !s.ok())
     return s;
   impl->multiprocessors = sms;
+  int optIn = 0;
+  if (Status s = impl->check(
+          cu.DeviceGetAttribute(
+              &optIn, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+              impl->device),
+          "cuDeviceGetAttribute");
+      !s.ok())
+    return s;
+  impl->sharedBytesOptIn = optIn;
   if (Status s = impl->check(
           cu.DevicePrimaryCtxRetain(&impl->context, impl->device),
           "cuDevicePrimaryCtxRetain");
@@ -581,6 +608,14 @@ Status CudaRunner::Impl::resolveKernels(
       // (the register-tile kernels declare one), so opt in for any dynamic
       // amount.
       k.sharedBytes = static_cast<unsigned>(info.sharedBytesPerBlock);
+      // The driver only says "invalid argument"; name the limit and the cure.
+      if (sharedBytesOptIn > 0 && int64_t(k.sharedBytes) > sharedBytesOptIn)
+        return Status::error(
+            "kernel " + l.kernel + " needs " + std::to_string(k.sharedBytes) +
+            " bytes of shared memory a block; " + deviceName + " allows " +
+            std::to_string(sharedBytesOptIn) +
+            ": its tiles do not fit on chip (a smaller v-block, such as "
+            "\"fused v-block=64\", holds fewer state rows a block)");
       if (k.sharedBytes > 0)
         if (Status s = check(
                 cu.FuncSetAttribute(
@@ -698,7 +733,9 @@ Status CudaRunner::launchOnDevice(const std::vector<PlannedLaunch> &launches,
     // it with eager calls or other graphs.
     if (Status st = I.check(cu.MemAllocAsync(&block, need, s),
                             "cuMemAllocAsync(" + std::to_string(need) +
-                                " bytes of workspace) in a graph capture");
+                                " bytes of workspace: " +
+                                describeWorkspaces(args) +
+                                ") in a graph capture");
         !st.ok())
       return st;
   } else {
@@ -710,7 +747,8 @@ Status CudaRunner::launchOnDevice(const std::vector<PlannedLaunch> &launches,
       CUdeviceptr at = 0;
       if (Status st = I.check(cu.MemAlloc(&at, need),
                               "cuMemAlloc(" + std::to_string(need) +
-                                  " bytes of workspace)");
+                                  " bytes of workspace: " +
+                                  describeWorkspaces(args) + ")");
           !st.ok())
         return st;
       arena = {at, need};

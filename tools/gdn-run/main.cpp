@@ -393,7 +393,7 @@ Outcome emitAutoSet(const Options &o, BackendOptions backend,
     return Outcome::refused("--emit artifact needs -o DIR");
   std::vector<std::pair<std::string, std::string>> built;
   for (const AutoCandidate &c : autoCandidates()) {
-    if (!candidateApplies(c, shape.V))
+    if (!candidateApplies(c, shape.K, shape.V))
       continue; // the rule never picks it for this shape
     backend.schedule = candidateSchedule(c);
     Artifact artifact;

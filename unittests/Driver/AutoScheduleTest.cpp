@@ -136,15 +136,43 @@ TEST(AutoSchedule, NoWork) {
 TEST(AutoSchedule, PicksOnlyWhatAnAutoSetHolds) {
   // An auto set holds the candidates that apply to its V; the rule must
   // never pick another, or the runtime would find no artifact.
-  for (int64_t V : {64, 128})
-    for (int64_t programs : {1, 8, 33, 64, 66, 67, 200})
-      for (int64_t longest : {1, 1000, 2048, 100000}) {
-        Workload w{programs, longest, V};
-        const AutoCandidate *c = chooseSchedule(w, 132).pick;
-        ASSERT_NE(c, nullptr);
-        EXPECT_TRUE(candidateApplies(*c, V))
-            << c->name << " for V=" << V << ", " << programs << " programs";
+  for (int64_t K : {32, 64, 100, 128, 192, 256})
+    for (int64_t V : {64, 100, 128, 256, 512})
+      for (int64_t programs : {1, 8, 33, 64, 66, 67, 200})
+        for (int64_t longest : {1, 1000, 2048, 100000}) {
+          Workload w{programs, longest, V, K};
+          const AutoCandidate *c = chooseSchedule(w, 132).pick;
+          ASSERT_NE(c, nullptr);
+          EXPECT_TRUE(candidateApplies(*c, K, V))
+              << c->name << " for K=" << K << " V=" << V << ", " << programs
+              << " programs";
+        }
+}
+
+TEST(AutoSchedule, WideKeyHeadsSplitVInBlocksOf64) {
+  // K = 256 (H100, 2026-12-06): `fused` and `fused v-block=128` need more
+  // shared memory a block than the GPU has; `fused v-block=64` runs at
+  // every shape, whatever the programs and lengths.
+  for (int64_t V : {64, 256, 512})
+    for (int64_t programs : {0, 8, 32, 256})
+      for (int64_t longest : {1, 16384}) {
+        Workload w{programs, longest, V, 256};
+        EXPECT_EQ(std::string(chooseSchedule(w, 132).pick->schedule),
+                  "fused v-block=64")
+            << V << " " << programs << " " << longest;
       }
+  Workload odd{32, 16384, 100, 256};
+  EXPECT_EQ(std::string(chooseSchedule(odd, 132).pick->schedule), "fused");
+  // An auto set for a wide head holds that one candidate (and compiles in
+  // seconds: no split-seq member).
+  int held = 0;
+  for (const AutoCandidate &c : autoCandidates())
+    held += candidateApplies(c, 256, 512);
+  EXPECT_EQ(held, 1);
+  // K = 128 keeps the rule measured on it.
+  EXPECT_EQ(std::string(chooseSchedule(Workload{256, 4096, 128, 128}, 132)
+                            .pick->schedule),
+            "fused");
 }
 
 TEST(AutoSchedule, CandidateNamesAreDirectoryNames) {
@@ -166,8 +194,8 @@ TEST(AutoSchedule, CandidateNamesAreDirectoryNames) {
           << text;
     }
   }
-  EXPECT_FALSE(candidateApplies(autoCandidates()[1], 64));
-  EXPECT_TRUE(candidateApplies(autoCandidates()[1], 128));
+  EXPECT_FALSE(candidateApplies(autoCandidates()[1], 128, 64));
+  EXPECT_TRUE(candidateApplies(autoCandidates()[1], 128, 128));
 }
 
 namespace {

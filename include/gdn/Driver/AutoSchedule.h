@@ -29,6 +29,7 @@ struct Workload {
   int64_t longestTokens = 0; // new tokens of the longest sequence (the
                              // mean where the lengths are not read)
   int64_t V = 128;           // value head size
+  int64_t K = 128;           // key head size
 };
 Workload workloadOf(const Problem &problem);
 
@@ -44,9 +45,12 @@ struct AutoCandidate {
 const std::vector<AutoCandidate> &autoCandidates();
 /// `c`'s schedule, parsed (once per process).
 const mlir::gdn::ScheduleOptions &candidateSchedule(const AutoCandidate &c);
-/// Whether the rule can pick `c` for value head size V (a V-split needs a
-/// V of at least two 64-row blocks): an auto set holds those only.
-bool candidateApplies(const AutoCandidate &c, int64_t V);
+/// Whether the rule can pick `c` for head sizes K and V (a V-split needs a
+/// V of at least two 64-row blocks; K above 128 has candidates of its own):
+/// an auto set holds those only.
+bool candidateApplies(const AutoCandidate &c, int64_t K, int64_t V);
+/// Key head sizes above this get the wide-head candidates only.
+inline constexpr int64_t kWideHeadK = 128;
 
 struct ScheduleChoice {
   const AutoCandidate *pick = nullptr;
