@@ -88,13 +88,25 @@ static bool splitsV(int64_t V) { return V > 64 && V % 64 == 0; }
 /// K = 256 (H100, 2026-12-06: `fused` asks 456 KB at V = 256, `fused
 /// v-block=128` 248 KB; the GPU allows 227 KB), and split-seq's kernels spill
 /// kilobytes there and take minutes to compile.
-static bool wideHead(int64_t K) { return K > kWideHeadK; }
-static bool wideHeadSplit(int64_t V) { return V % 64 == 0; }
+static bool wideHead(int64_t K) { return K > 128; }
+
+/// The one candidate for a key head above 128, and why: what the rule picks
+/// and all an auto set for that head holds.
+struct WideHeadPick {
+  const char *name;
+  const char *why;
+};
+static WideHeadPick wideHeadPick(int64_t V) {
+  if (V % 64 == 0)
+    return {"fused-v-block-64",
+            "a key head above 128 fits on chip in V-blocks of 64"};
+  return {"fused", "a key head above 128 and no V-block of 64 divides V"};
+}
 
 bool run::candidateApplies(const AutoCandidate &c, int64_t K, int64_t V) {
   const std::string name = c.name;
   if (wideHead(K))
-    return wideHeadSplit(V) ? name == "fused-v-block-64" : name == "fused";
+    return name == wideHeadPick(V).name;
   return name != "fused-v-block-64" || splitsV(V);
 }
 
@@ -167,11 +179,9 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
     // H100, 2026-12-06 (bench/RESULTS.md): the only candidate that launches
     // at K = 256 (V = 256 and 512); the V-split also gives 1 x 16384 at
     // HV = 32 its 128 programs.
-    const bool split = wideHeadSplit(w.V);
-    c.pick = candidate(split ? "fused-v-block-64" : "fused");
-    c.why = numbers + ", K=" + std::to_string(w.K) +
-            (split ? ": a key head above 128 fits on chip in V-blocks of 64"
-                   : ": a key head above 128 and no V-block of 64 divides V");
+    const WideHeadPick wide = wideHeadPick(w.V);
+    c.pick = candidate(wide.name);
+    c.why = numbers + ", K=" + std::to_string(w.K) + ": " + wide.why;
     return c;
   }
   if (w.programs == 0) {

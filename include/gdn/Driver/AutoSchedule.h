@@ -49,8 +49,6 @@ const mlir::gdn::ScheduleOptions &candidateSchedule(const AutoCandidate &c);
 /// V of at least two 64-row blocks; K above 128 has candidates of its own):
 /// an auto set holds those only.
 bool candidateApplies(const AutoCandidate &c, int64_t K, int64_t V);
-/// Key head sizes above this get the wide-head candidates only.
-inline constexpr int64_t kWideHeadK = 128;
 
 struct ScheduleChoice {
   const AutoCandidate *pick = nullptr;
