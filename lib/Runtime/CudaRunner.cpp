@@ -2,6 +2,7 @@
 
 #include "gdn/Runtime/CudaRunner.h"
 #include "gdn/Runtime/TensorMap.h"
+#include "gdn/TensorIO/HostTensor.h"
 
 #include <cuda.h>
 
@@ -193,10 +194,8 @@ std::string describeWorkspaces(const std::vector<KernelArg> &args) {
   for (const KernelArg &a : args) {
     if (a.kind != KernelArg::Kind::Workspace)
       continue;
-    out += (out.empty() ? "" : ", ") + a.name + " " + dtypeName(a.dtype) + "[";
-    for (size_t i = 0; i < a.shape.size(); ++i)
-      out += (i ? ", " : "") + std::to_string(a.shape[i]);
-    out += "]";
+    out += (out.empty() ? "" : ", ") + a.name + " " + dtypeName(a.dtype) +
+           shapeToString(a.shape);
   }
   return out.empty() ? "scratch only" : out;
 }
