@@ -344,7 +344,9 @@ def GDNGPULowerTiles : Pass<"gdn-gpu-lower-tiles", "::mlir::ModuleOp"> {
 
     The kernel's dynamic shared memory (the scratch area of layout moves,
     then the staged operands, which share bytes when their lives do not
-    overlap) is recorded as `gdn.shared_bytes_per_block`. Scalar, `memref`
+    overlap) is recorded as `gdn.shared_bytes_per_block`; a kernel that
+    needs more than an sm_90 block may have (227 KiB) is an error at its
+    location, naming the bytes and the cure (a smaller `v-block`). Scalar, `memref`
     and `scf` code is left for `convert-gpu-to-nvvm`. The kernels run on as
     many threads as the layouts name: one or two warpgroups (128 or 256
     threads); with two, each warpgroup computes its share of every

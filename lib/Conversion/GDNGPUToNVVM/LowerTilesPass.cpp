@@ -77,6 +77,20 @@ struct LowerTilesPass
 
     auto result = getOperation().walk([&](gpu::GPUFuncOp kernel) {
       SharedMemoryPlan plan(kernel, stagedElementBytes(precision));
+      // Refused here, where the tiles that need the bytes are known, rather
+      // than by the driver at launch ("invalid argument").
+      if (plan.totalBytes() > SharedMemoryPlan::kMaxSharedBytes) {
+        // At the kernel's location, without the op: its body is thousands of
+        // lines.
+        emitError(kernel.getLoc()) << "kernel " << kernel.getName() << " needs "
+                           << plan.totalBytes()
+                           << " bytes of shared memory a block; sm_90 allows "
+                           << SharedMemoryPlan::kMaxSharedBytes
+                           << " (227 KiB): its tiles do not fit on chip (a smaller "
+                              "v-block, such as \"fused v-block=64\", holds "
+                              "fewer state rows a block)";
+        return WalkResult::interrupt();
+      }
       RewritePatternSet patterns(ctx);
       populateElementwiseOpToNVVMPatterns(converter, patterns);
       populateLoadStoreOpToNVVMPatterns(converter, patterns);
