@@ -64,6 +64,11 @@ case_ hazard-g-1e4 "${S[@]}" --seqlens 300 --gate log --max-decay 1e4
 case_ hazard-alpha-0 "${S[@]}" --seqlens 300 --gate linear --zero-alpha-every 7
 case_ hazard-softplus-overflow "${S[@]}" --seqlens 300 --gate raw --gate-scale 1e4
 case_ hazard-qk-1e4 "${S[@]}" --seqlens 200 --qk-scale 1e4
+# K = V = 64 where auto's grid outnumbers the SMs: one warpgroup a block
+# (its -wg1 candidates: fused, split-seq, first-segment=run).
+case_ k64-one-warpgroup-fused --heads 4 --value-heads 136 --head-dim 64 --seqlens 130
+case_ k64-one-warpgroup-split-seq --heads 16 --value-heads 32 --head-dim 64 --seqlens 8192
+case_ k64-one-warpgroup-run-first --heads 1 --value-heads 66 --head-dim 64 --seqlens 4096
 case_ default-problem
 echo
 echo "$table" | tee "$LOG/table.md"

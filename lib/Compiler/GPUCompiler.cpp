@@ -144,7 +144,10 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
       !s.ok())
     return s;
 
-  if (std::string why = options.gpu.invalidReason(); !why.empty())
+  // The schedule's own warpgroups= wins over the code generator's.
+  const mlir::gdn::GPUCodegenOptions gpu =
+      options.gpu.forSchedule(options.schedule);
+  if (std::string why = gpu.invalidReason(); !why.empty())
     return Status::error(why);
   auto runStage = [&](auto build, const char *what) -> Status {
     mlir::PassManager pm(&context);
@@ -166,7 +169,7 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
   // kernels' launch geometry is read between them.
   if (Status s = runStage(
           [&](mlir::PassManager &pm) {
-            mlir::gdn::buildGPUTileLowering(pm, options.gpu);
+            mlir::gdn::buildGPUTileLowering(pm, gpu);
           },
           "lowering to register-tile GPU kernels");
       !s.ok())
@@ -180,8 +183,8 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
 
   artifact = Artifact();
   artifact.plans = plans;
-  artifact.chip = options.gpu.chip;
-  artifact.blockSize = options.gpu.blockSize();
+  artifact.chip = gpu.chip;
+  artifact.blockSize = gpu.blockSize();
   artifact.shape = shape;
   artifact.source = options.kernelPath;
   Status described = Status::success();
@@ -195,7 +198,7 @@ Status gdn::compileForGPU(const CompileOptions &options, Artifact &artifact) {
 
   if (Status s = runStage(
           [&](mlir::PassManager &pm) {
-            mlir::gdn::buildGPUTilesToPTX(pm, options.gpu.chip);
+            mlir::gdn::buildGPUTilesToPTX(pm, gpu.chip);
           },
           "PTX generation");
       !s.ok())

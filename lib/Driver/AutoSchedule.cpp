@@ -5,6 +5,7 @@
 #include "gdn/Runtime/Segments.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -38,8 +39,29 @@ Workload run::workloadOf(const Problem &p) {
   return w;
 }
 
+/// Each candidate but the V-split, compiled with one warpgroup a block
+/// (`<name>-wg1`, its text and warpgroups=1), for heads of at most 64
+/// (smallHead).
+static std::vector<AutoCandidate>
+withOneWarpgroupTwins(std::vector<AutoCandidate> candidates) {
+  static std::deque<std::string> texts; // the twins' names and schedules
+  const size_t base = candidates.size();
+  for (size_t i = 0; i < base; ++i) {
+    AutoCandidate twin = candidates[i];
+    if (std::string(twin.name) == "fused-v-block-64")
+      continue; // no V-split below V = 128
+    twin.name = texts.emplace_back(std::string(twin.name) + "-wg1").c_str();
+    twin.schedule =
+        texts.emplace_back(std::string(twin.schedule) + " warpgroups=1")
+            .c_str();
+    twin.warpgroups = 1;
+    candidates.push_back(twin);
+  }
+  return candidates;
+}
+
 const std::vector<AutoCandidate> &run::autoCandidates() {
-  static const std::vector<AutoCandidate> candidates = {
+  static const std::vector<AutoCandidate> candidates = withOneWarpgroupTwins({
       {"fused", "fused"},
       {"fused-v-block-64", "fused v-block=64"},
       // replay=load: replay reads the WY factors transition computed (bf16)
@@ -78,7 +100,7 @@ const std::vector<AutoCandidate> &run::autoCandidates() {
        "split-seq segment-chunks=116 replay=load intermediates=bf16 "
        "first-segment=run first-segment-chunks=101 prefetch=none",
        116, 101},
-  };
+  });
   return candidates;
 }
 
@@ -103,10 +125,18 @@ static WideHeadPick wideHeadPick(int64_t V) {
   return {"fused", "a key head above 128 and no V-block of 64 divides V"};
 }
 
+/// Key and value heads of at most 64 each. One warpgroup holds such a
+/// program's tiles in 212-243 registers a thread (ptxas, K = V = 64,
+/// 2026-12-06), so two of its blocks share an SM; two warpgroups hold
+/// split-seq's in 151-167 registers at 256 threads, one block an SM.
+static bool smallHead(int64_t K, int64_t V) { return K <= 64 && V <= 64; }
+
 bool run::candidateApplies(const AutoCandidate &c, int64_t K, int64_t V) {
   const std::string name = c.name;
   if (wideHead(K))
     return name == wideHeadPick(V).name;
+  if (c.warpgroups == 1 && !smallHead(K, V))
+    return false;
   return name != "fused-v-block-64" || splitsV(V);
 }
 
@@ -165,25 +195,43 @@ static const AutoCandidate *balancedRunFirst(int64_t programs,
   return nullptr;
 }
 
-ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
+/// The blocks that work in the pick's widest kernel for `w`, counted as
+/// the branch of the rule that picked it counts them: a fused kernel's
+/// programs (x V-blocks); split-seq's programs x segments over the chunks;
+/// first-segment=run's programs x its segments but one, over the chunks
+/// and the paged prefix's slot.
+static int64_t gridBlocks(const AutoCandidate &c, const Workload &w) {
+  const mlir::gdn::ScheduleOptions &s = candidateSchedule(c);
+  if (!c.segmentChunks)
+    return w.programs * (s.vBlock ? w.V / s.vBlock : 1);
+  const int64_t chunks = (w.longestTokens + 63) / 64;
+  if (!c.firstSegmentChunks)
+    return w.programs * segmentCount(chunks, c.segmentChunks);
+  return w.programs *
+         (segmentCount(chunks + 1, c.segmentChunks, c.firstSegmentChunks) - 1);
+}
+
+/// The one-warpgroup twin of `c`.
+static const AutoCandidate *oneWarpgroupTwin(const AutoCandidate &c) {
+  for (const AutoCandidate &twin : autoCandidates())
+    if (twin.warpgroups == 1 && std::string(twin.name) == std::string(c.name) + "-wg1")
+      return &twin;
+  return nullptr;
+}
+
+/// The rule over `sms` block slots, blocks that run at once (an SM each
+/// for blocks of two warpgroups); `slotsAre` names them in the why.
+static ScheduleChoice chooseForSlots(const Workload &w, int64_t sms,
+                                     const std::string &slotsAre) {
   // split-seq's shortest segments are 16 chunks: with two or more per
   // sequence it multiplies the programs; below that it only adds kernels.
   constexpr int64_t kSegmentTokens = 16 * 64;
   const int64_t chunks = (w.longestTokens + 63) / 64;
   const std::string numbers =
       std::to_string(w.programs) + " programs (value heads x sequences), " +
-      std::to_string(sms) + " SMs, longest sequence " +
+      std::to_string(sms) + " " + slotsAre + ", longest sequence " +
       std::to_string(w.longestTokens) + " tokens, V=" + std::to_string(w.V);
   ScheduleChoice c;
-  if (wideHead(w.K)) {
-    // H100, 2026-12-06 (bench/RESULTS.md): the only candidate that launches
-    // at K = 256 (V = 256 and 512); the V-split also gives 1 x 16384 at
-    // HV = 32 its 128 programs.
-    const WideHeadPick wide = wideHeadPick(w.V);
-    c.pick = candidate(wide.name);
-    c.why = numbers + ", K=" + std::to_string(w.K) + ": " + wide.why;
-    return c;
-  }
   if (w.programs == 0) {
     c.pick = candidate("fused");
     c.why = numbers + ": no new tokens, nothing to spread";
@@ -239,6 +287,44 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
     c.why = numbers + ": a V-split would not fit in one wave";
   }
   return c;
+}
+
+ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
+  if (wideHead(w.K)) {
+    // H100, 2026-12-06 (bench/RESULTS.md): the only candidate that launches
+    // at K = 256 (V = 256 and 512); the V-split also gives 1 x 16384 at
+    // HV = 32 its 128 programs.
+    const WideHeadPick wide = wideHeadPick(w.V);
+    ScheduleChoice c;
+    c.pick = candidate(wide.name);
+    c.why = std::to_string(w.programs) +
+            " programs (value heads x sequences), " + std::to_string(sms) +
+            " SMs, longest sequence " + std::to_string(w.longestTokens) +
+            " tokens, V=" + std::to_string(w.V) + ", K=" +
+            std::to_string(w.K) + ": " + wide.why;
+    return c;
+  }
+  if (!smallHead(w.K, w.V))
+    return chooseForSlots(w, sms, "SMs");
+  // One warpgroup a block, two blocks an SM, wins where the grid has more
+  // blocks than SMs; where it fits one block an SM, two warpgroups a block
+  // (twice the warps on each) win. H100, 2026-12-06, K = V = 64, HV = 32
+  // (bench/RESULTS.md), pool call: 1 x 8192 0.336 -> 0.247 ms, 1 x 16384
+  // 0.646 -> 0.468, 8 x 4096 0.697 -> 0.641, 2 x 16384 1.580 -> 0.916;
+  // at 1 x 4096 (128 blocks) run-14 with two 0.179, with one 0.221.
+  ScheduleChoice paired = chooseForSlots(w, 2 * sms, "block slots (two an SM)");
+  const int64_t blocks = gridBlocks(*paired.pick, w);
+  if (blocks > sms) {
+    paired.pick = oneWarpgroupTwin(*paired.pick);
+    paired.why += "; one warpgroup a block: " + std::to_string(blocks) +
+                  " blocks outnumber the " + std::to_string(sms) +
+                  " SMs, two share each";
+    return paired;
+  }
+  ScheduleChoice single = chooseForSlots(w, sms, "SMs");
+  single.why += "; two warpgroups a block: one warpgroup's " +
+                std::to_string(blocks) + " blocks would not need two an SM";
+  return single;
 }
 
 bool ScheduleRequest::parse(const std::string &spec, ScheduleRequest &out,

@@ -74,6 +74,8 @@ std::string ScheduleOptions::str() const {
     s += " prefetch=" + prefetch;
   if (stages != 1)
     s += " stages=" + std::to_string(stages);
+  if (warpgroups)
+    s += " warpgroups=" + std::to_string(warpgroups);
   return s;
 }
 
@@ -186,11 +188,17 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                       " (expected 1, 2 or 3: slots of the ring the GPU "
                       "kernels load token tiles through, 1 = no ring)");
         o.stages = std::stoll(value);
+      } else if (key == "warpgroups") {
+        if (value != "1" && value != "2")
+          return fail("warpgroups=" + value +
+                      " (expected 1 or 2: warpgroups of 128 threads a GPU "
+                      "block)");
+        o.warpgroups = std::stoll(value);
       } else {
         return fail("unknown key '" + key +
                     "' (known: intermediates, output, segment-chunks, "
                     "replay, first-segment, first-segment-chunks, v-block, "
-                    "chunk, store, prefetch, stages)");
+                    "chunk, store, prefetch, stages, warpgroups)");
       }
     }
   }
@@ -199,7 +207,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
   // A key another kind reads would be ignored silently: refuse it.
   for (const std::string &key : keys) {
     bool applies = key == "v-block" || key == "chunk" || key == "prefetch" ||
-                   key == "stages" ||
+                   key == "stages" || key == "warpgroups" ||
                    (o.kind == "staged" &&
                     (key == "intermediates" || key == "output" ||
                      key == "store")) ||
@@ -275,7 +283,8 @@ std::string mlir::gdn::scheduleHelp() {
        "program), chunk=32|64|128 (any kind: tokens per chunk, 64 by default; "
        "the GPU takes 64), prefetch=next-chunk|none (any kind, GPU: the L2 prefetch "
        "of the next chunk's tiles), stages=1|2|3 (any kind, GPU: TMA loads of the token "
-       "tiles through a ring of that many slots; 1: none). A schedule text may also be given inline, e.g. "
+       "tiles through a ring of that many slots; 1: none), warpgroups=1|2 (any kind, GPU: "
+       "128-thread warpgroups a block; wins over --warpgroups). A schedule text may also be given inline, e.g. "
        "\"fused v-block=64\"";
   return s;
 }

@@ -128,10 +128,27 @@ void addLayoutPasses(OpPassManager &pm, unsigned numWarps) {
 }
 } // namespace
 
+namespace {
+/// The warpgroups= of the schedule the schedule pass will run (`schedule`,
+/// else gdn-opt's --schedule); 0 where it names none, or where it does not
+/// parse (gdn-schedule then reports it, at the module's location).
+int64_t scheduleWarpgroups(const std::string &schedule) {
+  const std::string &spec =
+      schedule.empty() ? gdn::defaultSchedule() : schedule;
+  gdn::ScheduleOptions parsed;
+  std::string error;
+  if (spec.empty() || !gdn::parseSchedule(spec, parsed, error))
+    return 0;
+  return parsed.warpgroups;
+}
+} // namespace
+
 void gdn::buildGPULayoutPipeline(OpPassManager &pm,
                                  const GPULayoutPipelineOptions &options) {
   addSchedulePass(pm, options.schedule);
-  addLayoutPasses(pm, options.numWarps);
+  int64_t warpgroups = scheduleWarpgroups(options.schedule);
+  addLayoutPasses(pm, warpgroups ? warpgroups * gdn::kWarpgroupThreads / 32
+                                 : options.numWarps);
 }
 
 namespace {
@@ -168,7 +185,10 @@ void gdn::buildGPUTileLowering(OpPassManager &pm,
 void gdn::buildGPUPipeline(OpPassManager &pm, const std::string &schedule,
                            const gdn::GPUCodegenOptions &options) {
   addSchedulePass(pm, schedule);
-  buildGPUTileLowering(pm, options);
+  gdn::GPUCodegenOptions scheduled = options;
+  if (int64_t warpgroups = scheduleWarpgroups(schedule))
+    scheduled.warpgroups = warpgroups;
+  buildGPUTileLowering(pm, scheduled);
   buildGPUTilesToPTX(pm, options.chip);
 }
 

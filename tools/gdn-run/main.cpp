@@ -164,7 +164,8 @@ std::optional<int> parseCommandLine(int argc, char **argv, Options &o) {
       ->capture_default_str();
   app.add_option("--warpgroups", o.gpu.warpgroups,
                  "cuda: warpgroups per block, 1 or 2 (2 splits every "
-                 "matmul's N between them: half the registers per thread)")
+                 "matmul's N between them: half the registers per thread); "
+                 "a schedule's own warpgroups= wins")
       ->check(CLI::Range(1, 2))->capture_default_str();
   CLI::Option *prefetchOption = app.add_option(
       "--prefetch", o.prefetch,

@@ -175,6 +175,72 @@ TEST(AutoSchedule, WideKeyHeadsSplitVInBlocksOf64) {
             "fused");
 }
 
+namespace {
+/// The rule's pick for key and value heads of `head` each (64: small).
+std::string pickHeads(int64_t programs, int64_t longest, int64_t head = 64,
+                      int64_t sms = 132) {
+  Workload w{programs, longest, head, head};
+  ScheduleChoice c = chooseSchedule(w, sms);
+  EXPECT_NE(c.pick, nullptr);
+  return c.pick ? c.pick->schedule : "";
+}
+const std::string kOneWarpgroup = " warpgroups=1";
+} // namespace
+
+TEST(AutoSchedule, SmallHeadsTakeOneWarpgroupWhereBlocksOutnumberSMs) {
+  // K = V = 64, HV = 32 (H100, 2026-12-06, bench/RESULTS.md): the rule over
+  // two block slots an SM, compiled with one warpgroup a block, wherever
+  // its grid has more blocks than SMs.
+  EXPECT_EQ(pickHeads(32, 8192), kSeg16 + kOneWarpgroup);  // 8 x 32 blocks
+  EXPECT_EQ(pickHeads(32, 16384), kSeg32 + kOneWarpgroup); // 8 x 32
+  EXPECT_EQ(pickHeads(256, 4096), "fused" + kOneWarpgroup);
+  // 2 x 16384: 4 blocks a program of 264 slots, 50 + 3 x 58 + 33.
+  EXPECT_EQ(pickHeads(64, 16384), run(58, 50) + kOneWarpgroup);
+  // 1 x 4096: one warpgroup's 4 x 32 blocks fit one an SM; two warpgroups
+  // a block, and the rule over one block an SM.
+  EXPECT_EQ(pickHeads(32, 4096), run(14, 13));
+  // The grid against the SMs, at its edge.
+  EXPECT_EQ(pickHeads(132, 100), "fused");
+  EXPECT_EQ(pickHeads(133, 100), "fused" + kOneWarpgroup);
+  EXPECT_EQ(pickHeads(0, 0), "fused");
+  EXPECT_EQ(pickHeads(133, 100, 32), "fused" + kOneWarpgroup); // K = V = 32
+  // Fewer SMs scale it: 66 SMs, 132 slots.
+  EXPECT_EQ(pickHeads(32, 8192, 64, 66), run(29, 25) + kOneWarpgroup);
+  // A head above 64 keeps two warpgroups: K = 64 with V = 128 as K = V = 128.
+  Workload mixed{32, 8192, 128, 64};
+  EXPECT_EQ(std::string(chooseSchedule(mixed, 132).pick->schedule),
+            run(29, 25));
+  // The why says which and why.
+  ScheduleChoice c = chooseSchedule(Workload{256, 4096, 64, 64}, 132);
+  EXPECT_NE(c.why.find("264 block slots (two an SM)"), std::string::npos)
+      << c.why;
+  EXPECT_NE(c.why.find("one warpgroup a block: 256 blocks outnumber the 132 "
+                       "SMs"),
+            std::string::npos)
+      << c.why;
+  c = chooseSchedule(Workload{32, 4096, 64, 64}, 132);
+  EXPECT_NE(c.why.find("two warpgroups a block"), std::string::npos) << c.why;
+}
+
+TEST(AutoSchedule, OneWarpgroupTwinsAreForSmallHeadsOnly) {
+  int twins = 0;
+  for (const AutoCandidate &c : autoCandidates()) {
+    if (c.warpgroups != 1)
+      continue;
+    ++twins;
+    const std::string name = c.name, text = c.schedule;
+    EXPECT_EQ(name.substr(name.size() - 4), "-wg1");
+    EXPECT_EQ(candidateSchedule(c).warpgroups, 1) << name;
+    EXPECT_TRUE(candidateApplies(c, 64, 64)) << name;
+    EXPECT_TRUE(candidateApplies(c, 32, 48)) << name;
+    EXPECT_FALSE(candidateApplies(c, 64, 128)) << name;
+    EXPECT_FALSE(candidateApplies(c, 128, 64)) << name;
+    EXPECT_FALSE(candidateApplies(c, 256, 64)) << name;
+  }
+  // One for each candidate but the V-split.
+  EXPECT_EQ(twins, 9);
+}
+
 TEST(AutoSchedule, CandidateNamesAreDirectoryNames) {
   std::set<std::string> names;
   for (const AutoCandidate &c : autoCandidates()) {
@@ -222,6 +288,7 @@ TEST(AutoSchedule, EveryCandidateParses) {
     EXPECT_EQ(o.segmentChunks, c.segmentChunks ? c.segmentChunks : 16)
         << c.name;
     EXPECT_EQ(o.firstSegmentChunks, c.firstSegmentChunks) << c.name;
+    EXPECT_EQ(o.warpgroups, c.warpgroups) << c.name;
   }
 }
 

@@ -41,12 +41,17 @@ struct AutoCandidate {
   int64_t segmentChunks = 0; // split-seq's segment length; 0: not split-seq
   // split-seq first-segment=run: segment 0's length; 0: segment 0 maps.
   int64_t firstSegmentChunks = 0;
+  // 1: the one-warpgroup twin of a candidate (`<name>-wg1`, its schedule
+  // with warpgroups=1), for key and value heads of at most 64; 0: the code
+  // generator's warpgroups.
+  int64_t warpgroups = 0;
 };
 const std::vector<AutoCandidate> &autoCandidates();
 /// `c`'s schedule, parsed (once per process).
 const mlir::gdn::ScheduleOptions &candidateSchedule(const AutoCandidate &c);
 /// Whether the rule can pick `c` for head sizes K and V (a V-split needs a
-/// V of at least two 64-row blocks; K above 128 has candidates of its own):
+/// V of at least two 64-row blocks; K above 128 has candidates of its own;
+/// one-warpgroup twins are for K and V of at most 64):
 /// an auto set holds those only.
 bool candidateApplies(const AutoCandidate &c, int64_t K, int64_t V);
 

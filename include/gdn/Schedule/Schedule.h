@@ -69,6 +69,13 @@ struct ScheduleOptions {
   // ring, N chunks ahead, completing on mbarriers
   // (gdn-gpu-pipeline-loads, kernels marked gdn.load_stages).
   int64_t stages = 1;
+  // Every kind, GPU only: warpgroups (128 threads) a block, as Triton's
+  // num_warps is a config's. 0 takes the code generator's (gdn-run
+  // --warpgroups, 2 by default); 1 or 2 wins over it for this schedule's
+  // kernels. One warpgroup holds twice the registers a thread, so two
+  // blocks share an SM where two warpgroups' would not (K = V = 64:
+  // docs/Schedules.md).
+  int64_t warpgroups = 0;
 
   /// The canonical text form, e.g. "staged intermediates=f32 output=separate".
   std::string str() const;

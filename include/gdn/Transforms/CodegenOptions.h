@@ -11,6 +11,8 @@
 #ifndef GDN_TRANSFORMS_CODEGENOPTIONS_H
 #define GDN_TRANSFORMS_CODEGENOPTIONS_H
 
+#include "gdn/Schedule/Schedule.h"
+
 #include <cstdint>
 #include <string>
 
@@ -38,6 +40,16 @@ struct GPUCodegenOptions {
   /// current one computes (gdn-gpu-prefetch-next-chunk). A schedule's own
   /// `prefetch=none` leaves it out of that schedule's kernels either way.
   bool prefetch = true;
+
+  /// The options `schedule`'s kernels are generated with: its own
+  /// warpgroups= wins over these options' (Triton's num_warps is a
+  /// config's, not the compiler's).
+  GPUCodegenOptions forSchedule(const ScheduleOptions &schedule) const {
+    GPUCodegenOptions options = *this;
+    if (schedule.warpgroups)
+      options.warpgroups = schedule.warpgroups;
+    return options;
+  }
 
   int64_t blockSize() const { return kWarpgroupThreads * warpgroups; }
   int64_t numWarps() const { return blockSize() / 32; }

@@ -71,7 +71,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<int64_t> warpgroups{
       *this, "warpgroups",
       llvm::cl::desc("warpgroups per block, 1 or 2 (2 splits every "
-                     "matmul's N between them)"),
+                     "matmul's N between them); the schedule's own "
+                     "warpgroups= wins"),
       llvm::cl::init(kDefaultWarpgroups)};
   PassOptions::Option<bool> prefetch{
       *this, "prefetch",
@@ -109,7 +110,8 @@ struct GPULayoutPipelineOptions
       llvm::cl::init("")};
   PassOptions::Option<unsigned> numWarps{
       *this, "num-warps",
-      llvm::cl::desc("warps per block (a multiple of 4)"),
+      llvm::cl::desc("warps per block (a multiple of 4); the schedule's "
+                     "own warpgroups= wins"),
       llvm::cl::init(GPUCodegenOptions().numWarps())};
 };
 
