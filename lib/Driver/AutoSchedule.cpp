@@ -126,9 +126,9 @@ static WideHeadPick wideHeadPick(int64_t V) {
 }
 
 /// Key and value heads of at most 64 each. One warpgroup holds such a
-/// program's tiles in 212-243 registers a thread (ptxas, K = V = 64,
+/// program's tiles in 206-250 registers a thread (ptxas, K = V = 64,
 /// 2026-12-06), so two of its blocks share an SM; two warpgroups hold
-/// split-seq's in 151-167 registers at 256 threads, one block an SM.
+/// split-seq's in 128-166 registers at 256 threads, one block an SM.
 static bool smallHead(int64_t K, int64_t V) { return K <= 64 && V <= 64; }
 
 bool run::candidateApplies(const AutoCandidate &c, int64_t K, int64_t V) {
@@ -219,6 +219,14 @@ static const AutoCandidate *oneWarpgroupTwin(const AutoCandidate &c) {
   return nullptr;
 }
 
+/// The numbers the rule looked at, as its why starts.
+static std::string workloadLine(const Workload &w, int64_t sms,
+                                const std::string &slotsAre) {
+  return std::to_string(w.programs) + " programs (value heads x sequences), " +
+         std::to_string(sms) + " " + slotsAre + ", longest sequence " +
+         std::to_string(w.longestTokens) + " tokens, V=" + std::to_string(w.V);
+}
+
 /// The rule over `sms` block slots, blocks that run at once (an SM each
 /// for blocks of two warpgroups); `slotsAre` names them in the why.
 static ScheduleChoice chooseForSlots(const Workload &w, int64_t sms,
@@ -227,10 +235,7 @@ static ScheduleChoice chooseForSlots(const Workload &w, int64_t sms,
   // sequence it multiplies the programs; below that it only adds kernels.
   constexpr int64_t kSegmentTokens = 16 * 64;
   const int64_t chunks = (w.longestTokens + 63) / 64;
-  const std::string numbers =
-      std::to_string(w.programs) + " programs (value heads x sequences), " +
-      std::to_string(sms) + " " + slotsAre + ", longest sequence " +
-      std::to_string(w.longestTokens) + " tokens, V=" + std::to_string(w.V);
+  const std::string numbers = workloadLine(w, sms, slotsAre);
   ScheduleChoice c;
   if (w.programs == 0) {
     c.pick = candidate("fused");
@@ -297,11 +302,8 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
     const WideHeadPick wide = wideHeadPick(w.V);
     ScheduleChoice c;
     c.pick = candidate(wide.name);
-    c.why = std::to_string(w.programs) +
-            " programs (value heads x sequences), " + std::to_string(sms) +
-            " SMs, longest sequence " + std::to_string(w.longestTokens) +
-            " tokens, V=" + std::to_string(w.V) + ", K=" +
-            std::to_string(w.K) + ": " + wide.why;
+    c.why = workloadLine(w, sms, "SMs") + ", K=" + std::to_string(w.K) +
+            ": " + wide.why;
     return c;
   }
   if (!smallHead(w.K, w.V))
@@ -309,9 +311,9 @@ ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
   // One warpgroup a block, two blocks an SM, wins where the grid has more
   // blocks than SMs; where it fits one block an SM, two warpgroups a block
   // (twice the warps on each) win. H100, 2026-12-06, K = V = 64, HV = 32
-  // (bench/RESULTS.md), pool call: 1 x 8192 0.336 -> 0.247 ms, 1 x 16384
-  // 0.646 -> 0.468, 8 x 4096 0.697 -> 0.641, 2 x 16384 1.580 -> 0.916;
-  // at 1 x 4096 (128 blocks) run-14 with two 0.179, with one 0.221.
+  // (bench/RESULTS.md), pool call: 1 x 8192 0.337 -> 0.248 ms, 1 x 16384
+  // 0.647 -> 0.468, 8 x 4096 0.696 -> 0.644, 2 x 16384 1.578 -> 0.884;
+  // at 1 x 4096 (128 blocks) run-14 with two 0.186, with one 0.220.
   ScheduleChoice paired = chooseForSlots(w, 2 * sms, "block slots (two an SM)");
   const int64_t blocks = gridBlocks(*paired.pick, w);
   if (blocks > sms) {

@@ -129,24 +129,24 @@ void addLayoutPasses(OpPassManager &pm, unsigned numWarps) {
 } // namespace
 
 namespace {
-/// The warpgroups= of the schedule the schedule pass will run (`schedule`,
-/// else gdn-opt's --schedule); 0 where it names none, or where it does not
-/// parse (gdn-schedule then reports it, at the module's location).
-int64_t scheduleWarpgroups(const std::string &schedule) {
+/// The schedule the schedule pass will run (`schedule`, else gdn-opt's
+/// --schedule), parsed; the defaults where it does not parse (gdn-schedule
+/// then reports it, at the module's location).
+gdn::ScheduleOptions scheduleToRun(const std::string &schedule) {
   const std::string &spec =
       schedule.empty() ? gdn::defaultSchedule() : schedule;
   gdn::ScheduleOptions parsed;
   std::string error;
   if (spec.empty() || !gdn::parseSchedule(spec, parsed, error))
-    return 0;
-  return parsed.warpgroups;
+    return gdn::ScheduleOptions();
+  return parsed;
 }
 } // namespace
 
 void gdn::buildGPULayoutPipeline(OpPassManager &pm,
                                  const GPULayoutPipelineOptions &options) {
   addSchedulePass(pm, options.schedule);
-  int64_t warpgroups = scheduleWarpgroups(options.schedule);
+  int64_t warpgroups = scheduleToRun(options.schedule).warpgroups;
   addLayoutPasses(pm, warpgroups ? warpgroups * gdn::kWarpgroupThreads / 32
                                  : options.numWarps);
 }
@@ -185,10 +185,7 @@ void gdn::buildGPUTileLowering(OpPassManager &pm,
 void gdn::buildGPUPipeline(OpPassManager &pm, const std::string &schedule,
                            const gdn::GPUCodegenOptions &options) {
   addSchedulePass(pm, schedule);
-  gdn::GPUCodegenOptions scheduled = options;
-  if (int64_t warpgroups = scheduleWarpgroups(schedule))
-    scheduled.warpgroups = warpgroups;
-  buildGPUTileLowering(pm, scheduled);
+  buildGPUTileLowering(pm, options.forSchedule(scheduleToRun(schedule)));
   buildGPUTilesToPTX(pm, options.chip);
 }
 
