@@ -54,10 +54,12 @@ func.func private @chunk_last_row() -> index {
 }
 
 // Prepare (state-independent) one chunk of n <= C tokens (rows n.. are
-// padding). Yields W and U of the WY form, K decayed to the chunk's end
-// (kd = diag(exp(gamma_last - gamma)) K), Q decayed from its start
-// (qg = diag(exp(gamma)) Q), the intra-chunk attention QK^T (.) D (causal
-// decay) and gamma, the cumulative log decay.
+// padding). Yields W and U of the WY form, K and Q as the products read
+// them (l2-normalised when asked), the intra-chunk attention QK^T (.) D
+// (causal decay) and gamma, the cumulative log decay. The decays of K to
+// the chunk's end and of Q from its start are not applied to K and Q: the
+// step and the output apply them to the V-wide side of their products,
+// so that one copy of K and of Q feeds every product.
 func.func private @chunk_prepare(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
                                  %g_raw: !chunk_vec, %beta_raw: !chunk_vec,
                                  %n: index, %l2norm: i1)
@@ -97,28 +99,34 @@ func.func private @chunk_prepare(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
   %vb = gdn.scale_rows %v, %beta : !v_tile, !chunk_vec
   %u = gdn.matmul %tm, %vb mask none : !chunk_sq, !v_tile -> !v_tile
 
-  // Padding rows have g = 0, so gamma[C - 1] is gamma of the last real token.
+  %qk = gdn.matmul %q, %k transpose_b mask causal decay(%gamma : !chunk_vec)
+      : !qk_tile, !qk_tile -> !chunk_sq
+  return %w, %u, %k, %q, %qk, %gamma
+      : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
+}
+
+// exp(gamma_last - gamma): each row's decay to the chunk's end. Padding
+// rows have g = 0, so gamma[C - 1] is gamma of the last real token.
+func.func private @decay_to_end(%gamma: !chunk_vec) -> !chunk_vec {
+  %last_row = func.call @chunk_last_row() : () -> index
   %gl = tensor.extract %gamma[%last_row] : !chunk_vec
   %gls = tensor.splat %gl : !chunk_vec
   %dexp = arith.subf %gls, %gamma : !chunk_vec
   %d = math.exp %dexp : !chunk_vec
-  %kd = gdn.scale_rows %k, %d : !qk_tile, !chunk_vec
-  %qg = gdn.scale_rows %q, %eg : !qk_tile, !chunk_vec
-  %qk = gdn.matmul %q, %k transpose_b mask causal decay(%gamma : !chunk_vec)
-      : !qk_tile, !qk_tile -> !chunk_sq
-  return %w, %u, %kd, %qg, %qk, %gamma
-      : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
+  return %d : !chunk_vec
 }
 
 // The serial step: Vn = U - W M0^T and
-// M_L = exp(gamma_last) M0 + Vn^T diag(exp(gamma_last - gamma)) K.
-func.func private @chunk_step(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
+// M_L = exp(gamma_last) M0 + (diag(exp(gamma_last - gamma)) Vn)^T K.
+func.func private @chunk_step(%w: !qk_tile, %u: !v_tile, %k: !qk_tile,
                               %gamma: !chunk_vec, %m0: !state)
     -> (!state, !v_tile) {
   %last_row = func.call @chunk_last_row() : () -> index
   %wm = gdn.matmul %w, %m0 transpose_b mask none : !qk_tile, !state -> !v_tile
   %vn = arith.subf %u, %wm : !v_tile
-  %upd = gdn.matmul %vn, %kd transpose_a mask none : !v_tile, !qk_tile -> !state
+  %d = func.call @decay_to_end(%gamma) : (!chunk_vec) -> !chunk_vec
+  %vnd = gdn.scale_rows %vn, %d : !v_tile, !chunk_vec
+  %upd = gdn.matmul %vnd, %k transpose_a mask none : !v_tile, !qk_tile -> !state
   %gl = tensor.extract %gamma[%last_row] : !chunk_vec
   %egl = math.exp %gl : f32
   %egls = tensor.splat %egl : !state
@@ -128,12 +136,14 @@ func.func private @chunk_step(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
 }
 
 // The chunk's output in the storage type:
-// O = scale (diag(exp(gamma)) Q M0^T + (Q K^T (.) D) Vn).
-func.func private @chunk_output(%qg: !qk_tile, %qk: !chunk_sq,
+// O = scale (diag(exp(gamma)) (Q M0^T) + (Q K^T (.) D) Vn).
+func.func private @chunk_output(%q: !qk_tile, %qk: !chunk_sq, %gamma: !chunk_vec,
                                 %m0: !state, %vn: !v_tile, %scale: f32) -> !v_in {
-  %qm = gdn.matmul %qg, %m0 transpose_b mask none : !qk_tile, !state -> !v_tile
+  %qm = gdn.matmul %q, %m0 transpose_b mask none : !qk_tile, !state -> !v_tile
+  %eg = math.exp %gamma : !chunk_vec
+  %qmg = gdn.scale_rows %qm, %eg : !v_tile, !chunk_vec
   %intra = gdn.matmul %qk, %vn mask none : !chunk_sq, !v_tile -> !v_tile
-  %sum = arith.addf %qm, %intra : !v_tile
+  %sum = arith.addf %qmg, %intra : !v_tile
   %scales = tensor.splat %scale : !v_tile
   %o = arith.mulf %sum, %scales : !v_tile
   %o_out = arith.truncf %o : !v_tile to !v_in
@@ -143,13 +153,14 @@ func.func private @chunk_output(%qg: !qk_tile, %qk: !chunk_sq,
 // The chunk composed onto the map of the segment's chunks before it,
 // M = a1 M0 + M0 B1 + R1 (split-seq starts from (1, 0, 0)). The chunk alone
 // is M_L = a2 M0 + M0 B2 + R2 with a2 = exp(gamma_last), B2 = -W^T kd and
-// R2 = U^T kd, so
+// R2 = U^T kd (kd = diag(exp(gamma_last - gamma)) K, applied to the other
+// factor, as in the step), so
 //   a = a1 a2
 //   B = a2 B1 + (a1 I + B1) B2 = a2 B1 - (a1 W + W B1^T)^T kd
 //   R = a2 R1 + R1 B2 + R2     = a2 R1 + (U - W R1^T)^T kd: the step on R1.
 // Through B2's factors every product is [C, K] x [K, K] or [K, C] x [C, K]:
 // two thirds of the flops of forming B2 and R2 and then B1 B2 and R1 B2.
-func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
+func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %k: !qk_tile,
                                     %gamma: !chunk_vec, %a1: f32,
                                     %b1: !kk, %r1: !state) -> (f32, !kk, !state) {
   %last_row = func.call @chunk_last_row() : () -> index
@@ -163,11 +174,13 @@ func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %kd: !qk_tile,
   // Sums of products, so that gdn-fold-matmul-accumulate accumulates each
   // product onto its addend's registers.
   %xn = arith.negf %x : !qk_tile
-  %xk = gdn.matmul %xn, %kd transpose_a mask none : !qk_tile, !qk_tile -> !kk
+  %d = func.call @decay_to_end(%gamma) : (!chunk_vec) -> !chunk_vec
+  %xnd = gdn.scale_rows %xn, %d : !qk_tile, !chunk_vec
+  %xk = gdn.matmul %xnd, %k transpose_a mask none : !qk_tile, !qk_tile -> !kk
   %a2s = tensor.splat %a2 : !kk
   %b1d = arith.mulf %b1, %a2s : !kk
   %b = arith.addf %b1d, %xk : !kk
-  %r, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %r1)
+  %r, %vn = func.call @chunk_step(%w, %u, %k, %gamma, %r1)
       : (!qk_tile, !v_tile, !qk_tile, !chunk_vec, !state) -> (!state, !v_tile)
   return %a, %b, %r : f32, !kk, !state
 }
@@ -263,30 +276,30 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       %bl = gdn.tile_load %bm[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> !chunk_vec
       %g = gdn.gate raw %a A_log(%alog) dt_bias(%dtb) : !chunk_vec
       %beta = gdn.sigmoid %bl : !chunk_vec
-      %w, %u, %kd, %qg, %qk, %gamma = func.call @chunk_prepare(%q, %k, %v, %g, %beta, %n, %true)
+      %w, %u, %kn, %qn, %qk, %gamma = func.call @chunk_prepare(%q, %k, %v, %g, %beta, %n, %true)
           : (!qk_in, !qk_in, !v_in, !chunk_vec, !chunk_vec, index, i1)
           -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec)
-      gdn.yield %w, %u, %kd, %qg, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
+      gdn.yield %w, %u, %kn, %qn, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
     } step {
-    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kn: !qk_tile, %qn: !qk_tile,
          %qk: !chunk_sq, %gamma: !chunk_vec,
          %m: !state):
-      %m1, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %m)
+      %m1, %vn = func.call @chunk_step(%w, %u, %kn, %gamma, %m)
           : (!qk_tile, !v_tile, !qk_tile, !chunk_vec, !state) -> (!state, !v_tile)
       gdn.yield %m1, %vn : !state, !v_tile
     } emit {
-    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kn: !qk_tile, %qn: !qk_tile,
          %qk: !chunk_sq, %gamma: !chunk_vec,
          %m: !state, %vn: !v_tile):
       %t, %n = func.call @pool_chunk_rows(%c, %t0, %t1) : (index, index, index) -> (index, index)
-      %o = func.call @chunk_output(%qg, %qk, %m, %vn, %scale)
-          : (!qk_tile, !chunk_sq, !state, !v_tile, f32) -> !v_in
+      %o = func.call @chunk_output(%qn, %qk, %gamma, %m, %vn, %scale)
+          : (!qk_tile, !chunk_sq, !chunk_vec, !state, !v_tile, f32) -> !v_in
       gdn.tile_store %o, %om[%t, %hv, %v0] dims [0, 2] rows %n : !v_in, !v_mem
     } transition {
-    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kn: !qk_tile, %qn: !qk_tile,
          %qk: !chunk_sq, %gamma: !chunk_vec,
          %ma: f32, %mb: !kk, %mr: !state):
-      %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kd, %gamma, %ma, %mb, %mr)
+      %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kn, %gamma, %ma, %mb, %mr)
           : (!qk_tile, !v_tile, !qk_tile, !chunk_vec, f32, !kk, !state)
             -> (f32, !kk, !state)
       gdn.yield %ta, %tb, %tr : f32, !kk, !state
@@ -398,12 +411,12 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       } else {
         scf.yield %bin : !chunk_vec
       }
-      %w, %u, %kd, %qg, %qk, %gamma = func.call @chunk_prepare(%q, %k, %v, %g, %beta, %n, %l2norm)
+      %w, %u, %kn, %qn, %qk, %gamma = func.call @chunk_prepare(%q, %k, %v, %g, %beta, %n, %l2norm)
           : (!qk_in, !qk_in, !v_in, !chunk_vec, !chunk_vec, index, i1)
           -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec)
-      gdn.yield %w, %u, %kd, %qg, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
+      gdn.yield %w, %u, %kn, %qn, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
     } step {
-    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kn: !qk_tile, %qn: !qk_tile,
          %qk: !chunk_sq, %gamma: !chunk_vec,
          %m: !state):
       // Checkpoint after a token that ends a page: sequence page e/ps - 1.
@@ -418,26 +431,26 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       %pn1 = arith.subi %pn, %c1 : index
       %pn_checkpoint = arith.select %at_boundary, %pn1, %c0 : index
       %page = gdn.page_lookup %page_indices, %page_indptr[%b, %pn_checkpoint] : memref<?xi64>, memref<?xi64>
-      %m1, %vn = func.call @chunk_step(%w, %u, %kd, %gamma, %m)
+      %m1, %vn = func.call @chunk_step(%w, %u, %kn, %gamma, %m)
           : (!qk_tile, !v_tile, !qk_tile, !chunk_vec, !state) -> (!state, !v_tile)
       scf.if %at_boundary {
         gdn.state_store %m1, %pool[%page, %hv, %v0] : !state, !pool_mem
       }
       gdn.yield %m1, %vn : !state, !v_tile
     } emit {
-    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kn: !qk_tile, %qn: !qk_tile,
          %qk: !chunk_sq, %gamma: !chunk_vec,
          %m: !state, %vn: !v_tile):
       %t, %n, %e = func.call @paged_chunk_rows(%c, %p, %L, %t0)
           : (index, index, index, index) -> (index, index, index)
-      %o = func.call @chunk_output(%qg, %qk, %m, %vn, %scale)
-          : (!qk_tile, !chunk_sq, !state, !v_tile, f32) -> !v_in
+      %o = func.call @chunk_output(%qn, %qk, %gamma, %m, %vn, %scale)
+          : (!qk_tile, !chunk_sq, !chunk_vec, !state, !v_tile, f32) -> !v_in
       gdn.tile_store %o, %om[%t, %hv, %v0] dims [0, 2] rows %n : !v_in, !v_mem
     } transition {
-    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kd: !qk_tile, %qg: !qk_tile,
+    ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kn: !qk_tile, %qn: !qk_tile,
          %qk: !chunk_sq, %gamma: !chunk_vec,
          %ma: f32, %mb: !kk, %mr: !state):
-      %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kd, %gamma, %ma, %mb, %mr)
+      %ta, %tb, %tr = func.call @chunk_transition(%w, %u, %kn, %gamma, %ma, %mb, %mr)
           : (!qk_tile, !v_tile, !qk_tile, !chunk_vec, f32, !kk, !state)
             -> (f32, !kk, !state)
       gdn.yield %ta, %tb, %tr : f32, !kk, !state

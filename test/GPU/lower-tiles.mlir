@@ -12,21 +12,25 @@
 module attributes {gpu.container_module} {
 gpu.module @k {
   // A 64x64 accumulator is 32 registers a thread; elementwise work, splats
-  // and constants act on them in place. Staging an operand writes its own
-  // shared buffer (16 KiB each in bf16, after the 16 KiB scratch area of the
-  // move back to a blocked layout) with one vector store per run of four
-  // registers along K (the blocked layout's sizePerThread), fences it for
-  // the async proxy and meets the block; the
+  // and constants act on them in place. Staging an operand writes a shared
+  // buffer (16 KiB in bf16, after the 16 KiB scratch area of the move back
+  // to a blocked layout) with one vector store per run of four registers
+  // along K (the blocked layout's sizePerThread), fences it for the async
+  // proxy and meets the block. K staged as B holds the bytes K staged as A
+  // does, so both operands read one buffer (one staging, no second set of
+  // stores or barriers); the
   // product is a chain of wgmma over K (bf16: k16, 8 steps for K = 128;
   // tf32: k8, 16 steps), waited for before its registers are read.
   // CHECK-LABEL: gpu.func @mm
-  // CHECK-SAME: gdn.shared_bytes_per_block = 49152
+  // CHECK-SAME: gdn.shared_bytes_per_block = 32768
   // CHECK: memref.view {{.*}} to memref<8192xbf16, #gpu.address_space<workgroup>>
   // CHECK-NOT: memref.store {{.*}} : memref<8192xbf16
   // CHECK: vector.store {{.*}} {alignment = 8 : i64} : memref<8192xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
   // CHECK-NOT: memref.store {{.*}} : memref<8192xbf16
   // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
   // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NOT: nvvm.fence.proxy
+  // CHECK-NOT: vector.store {{.*}} : memref<8192xbf16
   // Both descriptor bases pass an opaque move at the matmul, so LLVM
   // cannot hoist the descriptors out of a chunk loop (ptxas spilled them).
   // CHECK: llvm.inline_asm has_side_effects "mov.b64 $0, $1;", "=l,l"
@@ -48,7 +52,7 @@ gpu.module @k {
   // CHECK-NOT: memref.store {{.*}} : memref<4096xf32
   // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<4096xf32, #gpu.address_space<workgroup>>, vector<4xf32>
   // TF32-LABEL: gpu.func @mm
-  // TF32-SAME: gdn.shared_bytes_per_block = 81920
+  // TF32-SAME: gdn.shared_bytes_per_block = 49152
   // TF32-COUNT-16: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
   // TF32-NOT: nvvm.wgmma.mma_async
   gpu.func @mm(%km: memref<64x128xf32>, %out: memref<64x64xf32>, %s: f32) kernel {
@@ -262,10 +266,11 @@ gpu.module @k {
 // The check kernel of scripts/check-tile-lowering.py: a masked, decayed
 // K K^T (8 steps of m64n64k16), kk V (4 steps of m64n128k16) and V^T K (a
 // 128-row result: 2 x 4 steps of m64n128k16). The 64 KiB scratch area (the
-// 128 x 128 fp32 result's move) and five 16 KiB staged operands fit in
-// 96 KiB: operands whose lives do not overlap share bytes.
+// 128 x 128 fp32 result's move) and three staged tiles: K and V, each
+// staged once for both products that read it (so both live to the last
+// product), and the 8 KiB kk: 104 KiB.
 // WY-LABEL: gpu.func @wy_tiles
-// WY-SAME: gdn.shared_bytes_per_block = 98304
+// WY-SAME: gdn.shared_bytes_per_block = 106496
 // WY-COUNT-8: <m = 64, n = 64, k = 16>
 // WY-COUNT-12: <m = 64, n = 128, k = 16>
 // WY-NOT: nvvm.wgmma.mma_async
@@ -470,19 +475,20 @@ gpu.module @k {
   // A matmul's result staged in bf16 as the next matmul's operand, K-major
   // (as A) and MN-major (as a transposed B): its registers leave with
   // stmatrix.x4, eight (four packed bf16 pairs) a store, 32 registers a
-  // thread: four stores a staging, no 4-byte stores. tf32 keeps plain
-  // stores (stmatrix moves 16-bit elements only).
+  // thread: four stores, no 4-byte stores. Both stagings hold the tile's
+  // rows as they are, so the second reads the first one's buffer and
+  // stores nothing. tf32 keeps plain stores (stmatrix moves 16-bit elements
+  // only) and transposes the B operand on the way: two buffers there.
   // CHECK-LABEL: gpu.func @accumulator_operands
   // CHECK-NOT: vector.store {{.*}}, vector<2xbf16>
   // CHECK-COUNT-4: nvvm.stmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
   // CHECK-NOT: nvvm.stmatrix
   // CHECK: nvvm.fence.proxy
   // CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
-  // CHECK-COUNT-4: nvvm.stmatrix
   // CHECK-NOT: nvvm.stmatrix
-  // CHECK: nvvm.fence.proxy
   // CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
   // CHECK-NOT: vector.store {{.*}}, vector<2xbf16>
+  // CHECK-NOT: nvvm.stmatrix
   // CHECK: gpu.return
   // TF32-LABEL: gpu.func @accumulator_operands
   // TF32-NOT: nvvm.stmatrix

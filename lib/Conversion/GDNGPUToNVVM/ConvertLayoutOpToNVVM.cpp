@@ -157,8 +157,7 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
     // so a transposed tile is transposed on the way. MN-major: the tile's
     // own rows (K of them) are stored as they are. Either way the buffer's
     // rows are the tile's rows unless `transposeOnTheWay`.
-    bool transposeOnTheWay = operand.getShared().getTransposed() &&
-                             !isStagedMNMajor(src, operand, elementBytes);
+    bool transposeOnTheWay = stagedTransposed(src, operand, elementBytes);
     int64_t rows = src.getDimSize(transposeOnTheWay ? 1 : 0);
     int64_t k = src.getDimSize(transposeOnTheWay ? 0 : 1);
     if (elementBytes == 0 || operand.getShared().getSwizzleBytes() != 128 ||
@@ -167,6 +166,11 @@ struct ConvertLayoutThroughShared : OpConversionPattern<ConvertLayoutOp> {
           op, "staged operands are 128-byte swizzled with whole 128-byte rows");
     Value buffer = sharedView(rewriter, loc, plan.offsetOf(op), src.getNumElements(),
                               staged);
+    // An earlier staging wrote these bytes, and the plan keeps them.
+    if (plan.stagedBefore(op)) {
+      rewriter.replaceOp(op, buffer);
+      return success();
+    }
     // The buffer's bytes may still be read by an earlier operand's matmul.
     emitBlockBarrier(rewriter, loc);
     if (elementBytes == 2 && !transposeOnTheWay && registersAreStMatrixGroups(src))

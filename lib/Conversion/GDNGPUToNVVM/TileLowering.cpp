@@ -78,35 +78,70 @@ SharedMemoryPlan::SharedMemoryPlan(Operation *kernel, int64_t stagedBytes) {
     op->walk([&](Operation *nested) { end = std::max(end, position[nested]); });
     return end;
   };
-  SmallVector<Live> lives;
-  kernel->walk<WalkOrder::PreOrder>([&](ConvertLayoutOp cvt) {
-    if (!isa_and_nonnull<DotOperandAttr>(cvt.getType().getEncoding()))
-      return;
-    Live live{cvt, position[cvt], position[cvt],
-              static_cast<int64_t>(llvm::alignTo(
-                  cvt.getType().getNumElements() * stagedBytes, kSharedAlignment))};
-    for (Operation *user : cvt->getUsers())
-      if (Operation *inBlock = cvt->getBlock()->findAncestorOpInBlock(*user))
-        live.end = std::max(live.end, endOf(inBlock));
-    lives.push_back(live);
-  });
-  // First fit in program order over the buffers still live.
-  SmallVector<Live *> active;
-  total = fixed;
-  for (Live &live : lives) {
-    llvm::erase_if(active, [&](Live *a) { return a->end < live.start; });
-    llvm::sort(active, [&](Live *x, Live *y) {
-      return offsets[x->staging] < offsets[y->staging];
+  // Staging buffers, first fit in program order over the buffers still
+  // live. With `share`, a staging whose bytes an earlier one of its block
+  // already holds (the same tile in the same swizzle, staged for another
+  // matmul or as the other operand) reads that buffer and stores nothing;
+  // the buffer then lives until the later staging's last reader.
+  auto place = [&](bool share) {
+    offsets.clear();
+    sharedWith.clear();
+    SmallVector<Live> lives;
+    llvm::DenseMap<std::pair<Value, unsigned>, size_t> imageOf;
+    kernel->walk<WalkOrder::PreOrder>([&](ConvertLayoutOp cvt) {
+      auto operand =
+          dyn_cast_or_null<DotOperandAttr>(cvt.getType().getEncoding());
+      if (!operand)
+        return;
+      int64_t end = position[cvt];
+      for (Operation *user : cvt->getUsers())
+        if (Operation *inBlock = cvt->getBlock()->findAncestorOpInBlock(*user))
+          end = std::max(end, endOf(inBlock));
+      std::pair<Value, unsigned> image{
+          cvt.getSource(),
+          stagedTransposed(cvt.getSource().getType(), operand, stagedBytes)};
+      auto [known, fresh] = imageOf.try_emplace(image, lives.size());
+      if (share && !fresh &&
+          lives[known->second].staging->getBlock() == cvt->getBlock()) {
+        Live &first = lives[known->second];
+        first.end = std::max(first.end, end);
+        sharedWith[cvt] = first.staging;
+        return;
+      }
+      known->second = lives.size();
+      lives.push_back(Live{cvt, position[cvt], end,
+                           static_cast<int64_t>(llvm::alignTo(
+                               cvt.getType().getNumElements() * stagedBytes,
+                               kSharedAlignment))});
     });
-    int64_t offset = fixed;
-    for (Live *a : active) {
-      if (offset + live.bytes <= offsets[a->staging])
-        break;
-      offset = std::max(offset, offsets[a->staging] + a->bytes);
+    SmallVector<Live *> active;
+    total = fixed;
+    for (Live &live : lives) {
+      llvm::erase_if(active, [&](Live *a) { return a->end < live.start; });
+      llvm::sort(active, [&](Live *x, Live *y) {
+        return offsets[x->staging] < offsets[y->staging];
+      });
+      int64_t offset = fixed;
+      for (Live *a : active) {
+        if (offset + live.bytes <= offsets[a->staging])
+          break;
+        offset = std::max(offset, offsets[a->staging] + a->bytes);
+      }
+      offsets[live.staging] = offset;
+      total = std::max(total, offset + live.bytes);
+      active.push_back(&live);
     }
-    offsets[live.staging] = offset;
-    total = std::max(total, offset + live.bytes);
-    active.push_back(&live);
+    for (auto [staging, first] : sharedWith)
+      offsets[staging] = offsets[first];
+  };
+  // Longer lives can cost bytes: a kernel that fits only without sharing
+  // stages every operand afresh.
+  place(/*share=*/true);
+  if (total > kMaxSharedBytes) {
+    int64_t shared = total;
+    place(/*share=*/false);
+    if (total > shared)
+      place(/*share=*/true);
   }
 }
 
@@ -176,6 +211,12 @@ bool gdn_gpu::isStagedMNMajor(RankedTensorType type, DotOperandAttr operand,
                               int64_t elementBytes) {
   return operand.getShared().getTransposed() && elementBytes == 2 &&
          type.getRank() == 2 && (type.getDimSize(1) * elementBytes) % 128 == 0;
+}
+
+bool gdn_gpu::stagedTransposed(RankedTensorType type, DotOperandAttr operand,
+                               int64_t elementBytes) {
+  return operand.getShared().getTransposed() &&
+         !isStagedMNMajor(type, operand, elementBytes);
 }
 
 Value gdn_gpu::swizzledIndex(OpBuilder &b, Location loc, Value row, Value k,

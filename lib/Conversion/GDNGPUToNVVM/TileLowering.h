@@ -74,12 +74,19 @@ public:
   int64_t scratchBytes() const { return scratch; }
   /// The buffer of a staging conversion (a convert_layout to a dot operand).
   int64_t offsetOf(Operation *staging) const { return offsets.lookup(staging); }
+  /// The earlier staging of the same block whose buffer already holds this
+  /// one's bytes (the same tile staged for another matmul, or as the other
+  /// operand), or null: such a staging stores nothing.
+  Operation *stagedBefore(Operation *staging) const {
+    return sharedWith.lookup(staging);
+  }
   int64_t totalBytes() const { return total; }
 
 private:
   int64_t scratch = 0;
   int64_t total = 0;
   llvm::DenseMap<Operation *, int64_t> offsets;
+  llvm::DenseMap<Operation *, Operation *> sharedWith;
   llvm::DenseMap<int64_t, std::pair<int64_t, int64_t>> rings;
   llvm::DenseMap<int64_t, int64_t> slotSizes;
 };
@@ -144,6 +151,13 @@ Value sharedAddress(OpBuilder &b, Location loc, Value buffer);
 /// operands are transposed on the way into a K-major buffer instead.
 bool isStagedMNMajor(RankedTensorType type, DotOperandAttr operand,
                      int64_t elementBytes);
+
+/// Whether staging a tile of `type` as `operand` transposes it on the way
+/// (a transposed operand that is not staged MN-major). Stagings of one tile
+/// that agree on this write the same bytes, whichever operand they feed:
+/// K-major and MN-major buffers both hold the tile's rows as they are.
+bool stagedTransposed(RankedTensorType type, DotOperandAttr operand,
+                      int64_t elementBytes);
 
 /// Element index, in a K-major 128-byte-swizzled staged operand with `rows`
 /// rows, of (row, k). An MN-major operand uses the same layout with the

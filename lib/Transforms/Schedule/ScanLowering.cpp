@@ -38,6 +38,12 @@ Type ScanLowering::intermediateType() {
                                       : Type(b.getF32Type());
 }
 
+Type ScanLowering::storageOf(Type t) {
+  if (cast<RankedTensorType>(t).getRank() == 1)
+    return Float32Type::get(entry.getContext());
+  return intermediateType();
+}
+
 /// Whether `op`, an op it holds or a function it calls (transitively) is a
 /// gdn.tri_inverse.
 static bool holdsSolve(Operation *op, SymbolTableCollection &symbols,

@@ -106,6 +106,11 @@ public:
   ChunkScanOp scan() { return original; }
   /// Element type of intermediates in global memory (`intermediates=`).
   Type intermediateType();
+  /// How a prepared or step value of type `t` is stored between kernels:
+  /// tiles as `intermediates=`; vectors (the cumulative log decay) in f32
+  /// whatever the tiles' storage: they are tiny, and the step and the
+  /// output take exponentials of their differences.
+  Type storageOf(Type t);
   /// For each value the scan's prepare stage yields: whether it depends on
   /// a gdn.tri_inverse (the WY solve), through the stage's ops and the
   /// functions it calls. `store=solve` stores only those between kernels.

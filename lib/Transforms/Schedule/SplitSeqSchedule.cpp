@@ -144,11 +144,8 @@ void SplitSeqLowering::declareWorkspaces() {
         preparedWs.push_back(std::nullopt);
         continue;
       }
-      // Vectors (the cumulative log decay) are tiny and feed exponentials:
-      // kept f32 whatever the tiles' storage.
-      bool vector = cast<RankedTensorType>(t).getRank() == 1;
-      preparedWs.push_back(lowering.addWorkspace(
-          t, vector ? f32 : lowering.intermediateType(), GridZ::Chunks));
+      preparedWs.push_back(
+          lowering.addWorkspace(t, lowering.storageOf(t), GridZ::Chunks));
     }
   }
   // first-segment=run: segment 0 runs its chunks in transition (outputs,

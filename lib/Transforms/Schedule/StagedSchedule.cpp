@@ -5,8 +5,8 @@
 // state through the chunks, recording the state entering each chunk and the
 // step values; a kernel parallel over chunks writes the outputs.
 // `output=with-state` emits in the serial kernel instead (two kernels).
-// Prepared and step values are stored as `intermediates=` (f32 or bf16);
-// states always as f32. `store=solve` stores only the prepared values that
+// Prepared and step values are stored as `intermediates=` (f32 or bf16),
+// vectors and states always as f32. `store=solve` stores only the prepared values that
 // depend on the WY solve (W and U in gdn_chunked.mlir, as FlashQLA's
 // kkt_solve kernel does): the later kernels prepare the others again from
 // their inputs (loads, gates, row scalings, Q K^T), and whatever only fed
@@ -25,7 +25,6 @@ using namespace mlir::gdn::schedule;
 LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
   gdn::ChunkScanOp scan = lowering.scan();
   const bool separateOutput = lowering.options().output == "separate";
-  Type storage = lowering.intermediateType();
   Type f32 = Float32Type::get(scan.getContext());
   // The workspace of each prepared value that crosses kernels.
   SmallVector<std::optional<unsigned>> preparedWs;
@@ -36,13 +35,15 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
     preparedWs.push_back(
         !onlySolved || fromSolve
             ? std::optional<unsigned>(
-                  lowering.addWorkspace(t, storage, GridZ::Chunks))
+                  lowering.addWorkspace(t, lowering.storageOf(t),
+                                        GridZ::Chunks))
             : std::nullopt);
   unsigned stateWs = 0;
   if (separateOutput) {
     stateWs = lowering.addWorkspace(scan.getInit().getType(), f32, GridZ::Chunks);
     for (Type t : scan.getStepValueTypes())
-      stepWs.push_back(lowering.addWorkspace(t, storage, GridZ::Chunks));
+      stepWs.push_back(
+          lowering.addWorkspace(t, lowering.storageOf(t), GridZ::Chunks));
   }
   auto loadAll = [](KernelBody &k, ArrayRef<unsigned> ws, Value slot) {
     SmallVector<Value> values;
