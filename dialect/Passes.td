@@ -209,8 +209,8 @@ def GDNGPUStageOperandsEarly : Pass<"gdn-gpu-stage-operands-early", "::mlir::Mod
     just after its source is computed, together with the pure ops of its
     block whose results feed nothing else (row scalings, masks, the matmul
     whose result is staged). The tile then holds shared memory instead of
-    registers across the ops in between: the kernel file computes `kd`,
-    `qg` and `Q K^T` in the prepare stage and stages them for the step and
+    registers across the ops in between: the kernel file computes `K`,
+    `Q` and `Q K^T` in the prepare stage and stages them for the step and
     emit matmuls, with the state and `U` in registers meanwhile.
 
     A move is kept only while the kernel's shared-memory plan (as
