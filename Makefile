@@ -68,8 +68,10 @@ build: deps configure
 demo: build
 	$(BUILD)/bin/gdn-run
 
+# pipefail: without it the pipe's status is tee's, and a failing test left
+# `make check` (and so CI) green.
 check: build cutools
-	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) | tee ctest.log
+	cd $(BUILD) && bash -o pipefail -c 'ctest --output-on-failure -j$(JOBS) | tee ctest.log'
 	@scripts/test-summary.sh $(BUILD)
 	@if [ -s $(BUILD)/ptx-report.txt ]; then \
 	  echo "== PTX for sm_90a at K:V 64:64, 64:128, 128:64 (ptxas -v; no spill allowed):"; \
