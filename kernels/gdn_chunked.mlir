@@ -64,7 +64,6 @@ func.func private @chunk_prepare(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
                                  %g_raw: !chunk_vec, %beta_raw: !chunk_vec,
                                  %n: index, %l2norm: i1)
     -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec) {
-  %last_row = func.call @chunk_last_row() : () -> index
   %qf = arith.extf %q_in : !qk_in to !qk_tile
   %kf = arith.extf %k_in : !qk_in to !qk_tile
   %v = arith.extf %v_in : !v_in to !v_tile

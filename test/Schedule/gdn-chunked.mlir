@@ -36,11 +36,14 @@
 // SPLIT: func.func @gdn_paged__replay(
 
 // split-seq replay=load stores the chunk values transition reads (W, U,
-// K, gamma); with store=solve only W and U, and replay prepares
-// K and gamma again.
+// K, gamma) except those replay prepares anyway for the outputs: K and
+// gamma feed Q K^T (.) D and the output's decay, so only W and U cross,
+// as with store=solve.
 // RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16}' | FileCheck %s --check-prefix=LOAD-ALL
 // LOAD-ALL: func.func @gdn_pool__transition(
-// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64xf32> {gdn.workspace = "chunks"})
+// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// LOAD-ALL: func.func @gdn_pool__replay(
+// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
 // RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16 store=solve}' | FileCheck %s --check-prefix=LOAD-SOLVE
 // LOAD-SOLVE: func.func @gdn_pool__transition(
 // LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})

@@ -115,6 +115,67 @@ SmallVector<bool> ScanLowering::preparedFromSolve() {
   return result;
 }
 
+/// Adds to `computed` the values of `block` that computing the values
+/// already in it (those the block must produce) computes: walking back, an
+/// op runs when one of its results is computed, and then its operands (and
+/// the values its regions read from outside) are computed too. A call's
+/// results are followed through its callee one by one; an op with regions
+/// runs as a whole, so all its results are computed when one is.
+static void markComputed(Block &block, DenseSet<Value> &computed,
+                         SymbolTableCollection &symbols) {
+  for (Operation &op : llvm::reverse(block)) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      continue;
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (callee && !callee.isExternal()) {
+        Block &body = callee.getBody().front();
+        DenseSet<Value> inner;
+        for (auto [result, returned] : llvm::zip(
+                 call.getResults(), body.getTerminator()->getOperands()))
+          if (computed.contains(result))
+            inner.insert(returned);
+        markComputed(body, inner, symbols);
+        for (auto [result, returned] : llvm::zip(
+                 call.getResults(), body.getTerminator()->getOperands()))
+          if (inner.contains(returned))
+            computed.insert(result);
+        for (auto [arg, operand] :
+             llvm::zip(body.getArguments(), call.getOperands()))
+          if (inner.contains(arg))
+            computed.insert(operand);
+        continue;
+      }
+    }
+    if (llvm::none_of(op.getResults(),
+                      [&](Value r) { return computed.contains(r); }))
+      continue;
+    computed.insert(op.result_begin(), op.result_end());
+    computed.insert(op.operand_begin(), op.operand_end());
+    op.walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (!op.isAncestor(v.getParentBlock()->getParentOp()))
+          computed.insert(v);
+    });
+  }
+}
+
+SmallVector<bool> ScanLowering::preparedAlongside(ArrayRef<bool> wanted) {
+  Block &prepare = original.getPrepare().front();
+  ValueRange yielded = prepare.getTerminator()->getOperands();
+  DenseSet<Value> computed;
+  for (auto [v, want] : llvm::zip(yielded, wanted))
+    if (want)
+      computed.insert(v);
+  SymbolTableCollection symbols;
+  markComputed(prepare, computed, symbols);
+  SmallVector<bool> result;
+  for (Value v : yielded)
+    result.push_back(computed.contains(v));
+  return result;
+}
+
 unsigned ScanLowering::addWorkspace(Type tile, Type storage, GridZ slots) {
   SmallVector<int64_t> shape(3, ShapedType::kDynamic);
   if (auto t = dyn_cast<RankedTensorType>(tile))

@@ -115,6 +115,11 @@ public:
   /// a gdn.tri_inverse (the WY solve), through the stage's ops and the
   /// functions it calls. `store=solve` stores only those between kernels.
   SmallVector<bool> preparedFromSolve();
+  /// For each value the scan's prepare stage yields: whether preparing the
+  /// values marked in `wanted` computes it too (it feeds them, or comes
+  /// from an op that yields one), through the stage's ops and the
+  /// functions it calls.
+  SmallVector<bool> preparedAlongside(ArrayRef<bool> wanted);
 
   /// Declares a workspace for tiles of type `tile` (or an f32 scalar)
   /// stored as `storage` elements. Declare all before adding kernels.

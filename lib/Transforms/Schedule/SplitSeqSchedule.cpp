@@ -127,19 +127,24 @@ void SplitSeqLowering::declareWorkspaces() {
   // load it but never use it).
   initWs = lowering.addWorkspace(stateType, f32, GridZ::Segments);
   segment = options.segmentChunks;
-  // replay=load: the prepared values the transition stage reads (W, U, Kd,
-  // gamma in gdn_chunked.mlir) are stored by transition, which computes them
-  // anyway, and loaded by replay. The others (Q's side) replay still
-  // prepares; what only fed the stored ones is then dead and removed.
-  // With store=solve only those of the WY solve (W, U): replay prepares
-  // K decayed and gamma again from its inputs.
+  // replay=load: the prepared values the transition stage reads are stored
+  // by transition, which computes them anyway, and loaded by replay, except
+  // those replay computes anyway while preparing the emit stage's values
+  // (in gdn_chunked.mlir K and gamma, which Q K^T (.) D and the output
+  // read: W and U are stored). What only fed the stored ones is dead in
+  // replay and removed. With store=solve only those of the WY solve.
   replayLoads = options.replay == "load";
   if (replayLoads) {
     Block &transitionArgs = scan.getTransition().front();
+    Block &emitArgs = scan.getEmit().front();
+    SmallVector<bool> emitted;
+    for (unsigned i = 0, e = scan.getPreparedTypes().size(); i < e; ++i)
+      emitted.push_back(!emitArgs.getArgument(i + 1).use_empty());
+    SmallVector<bool> preparedAnyway = lowering.preparedAlongside(emitted);
     SmallVector<bool> solved = lowering.preparedFromSolve();
     const bool onlySolved = options.store == "solve";
     for (auto [i, t] : llvm::enumerate(scan.getPreparedTypes())) {
-      if (transitionArgs.getArgument(i + 1).use_empty() ||
+      if (transitionArgs.getArgument(i + 1).use_empty() || preparedAnyway[i] ||
           (onlySolved && !solved[i])) {
         preparedWs.push_back(std::nullopt);
         continue;
