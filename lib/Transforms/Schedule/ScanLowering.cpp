@@ -44,6 +44,20 @@ Type ScanLowering::storageOf(Type t) {
   return intermediateType();
 }
 
+/// The function `op` calls when it is a func.call of a function with a
+/// body in reach of `symbols`; null otherwise.
+static func::FuncOp definedCallee(Operation *op,
+                                  SymbolTableCollection &symbols) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return {};
+  auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  if (!callee || callee.isExternal())
+    return {};
+  return callee;
+}
+
 /// Whether `op`, an op it holds or a function it calls (transitively) is a
 /// gdn.tri_inverse.
 static bool holdsSolve(Operation *op, SymbolTableCollection &symbols,
@@ -53,11 +67,9 @@ static bool holdsSolve(Operation *op, SymbolTableCollection &symbols,
   WalkResult walk = op->walk([&](Operation *n) {
     if (isa<TriInverseOp>(n))
       return WalkResult::interrupt();
-    if (auto call = dyn_cast<func::CallOp>(n))
-      if (auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
-              call, call.getCalleeAttr()))
-        if (holdsSolve(callee, symbols, seen))
-          return WalkResult::interrupt();
+    if (func::FuncOp callee = definedCallee(n, symbols))
+      if (holdsSolve(callee, symbols, seen))
+        return WalkResult::interrupt();
     return WalkResult::advance();
   });
   return walk.wasInterrupted();
@@ -71,23 +83,19 @@ static void markSolved(Block &block, DenseSet<Value> &solved,
                        SymbolTableCollection &symbols) {
   auto isSolved = [&](Value v) { return solved.contains(v); };
   for (Operation &op : block) {
-    if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
-      if (callee && !callee.isExternal()) {
-        Block &body = callee.getBody().front();
-        DenseSet<Value> inner;
-        for (auto [arg, operand] :
-             llvm::zip(body.getArguments(), call.getOperands()))
-          if (isSolved(operand))
-            inner.insert(arg);
-        markSolved(body, inner, symbols);
-        for (auto [result, returned] : llvm::zip(
-                 call.getResults(), body.getTerminator()->getOperands()))
-          if (inner.contains(returned))
-            solved.insert(result);
-        continue;
-      }
+    if (func::FuncOp callee = definedCallee(&op, symbols)) {
+      Block &body = callee.getBody().front();
+      DenseSet<Value> inner;
+      for (auto [arg, operand] :
+           llvm::zip(body.getArguments(), op.getOperands()))
+        if (isSolved(operand))
+          inner.insert(arg);
+      markSolved(body, inner, symbols);
+      for (auto [result, returned] :
+           llvm::zip(op.getResults(), body.getTerminator()->getOperands()))
+        if (inner.contains(returned))
+          solved.insert(result);
+      continue;
     }
     bool fromSolve = llvm::any_of(op.getOperands(), isSolved);
     if (!fromSolve) {
@@ -126,27 +134,22 @@ static void markComputed(Block &block, DenseSet<Value> &computed,
   for (Operation &op : llvm::reverse(block)) {
     if (op.hasTrait<OpTrait::IsTerminator>())
       continue;
-    if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
-      if (callee && !callee.isExternal()) {
-        Block &body = callee.getBody().front();
-        DenseSet<Value> inner;
-        for (auto [result, returned] : llvm::zip(
-                 call.getResults(), body.getTerminator()->getOperands()))
-          if (computed.contains(result))
-            inner.insert(returned);
-        markComputed(body, inner, symbols);
-        for (auto [result, returned] : llvm::zip(
-                 call.getResults(), body.getTerminator()->getOperands()))
-          if (inner.contains(returned))
-            computed.insert(result);
-        for (auto [arg, operand] :
-             llvm::zip(body.getArguments(), call.getOperands()))
-          if (inner.contains(arg))
-            computed.insert(operand);
-        continue;
-      }
+    if (func::FuncOp callee = definedCallee(&op, symbols)) {
+      Block &body = callee.getBody().front();
+      ValueRange returned = body.getTerminator()->getOperands();
+      DenseSet<Value> inner;
+      for (auto [result, ret] : llvm::zip(op.getResults(), returned))
+        if (computed.contains(result))
+          inner.insert(ret);
+      markComputed(body, inner, symbols);
+      for (auto [result, ret] : llvm::zip(op.getResults(), returned))
+        if (inner.contains(ret))
+          computed.insert(result);
+      for (auto [arg, operand] :
+           llvm::zip(body.getArguments(), op.getOperands()))
+        if (inner.contains(arg))
+          computed.insert(operand);
+      continue;
     }
     if (llvm::none_of(op.getResults(),
                       [&](Value r) { return computed.contains(r); }))
