@@ -42,6 +42,13 @@ std::string mlir::gdn::scheduleKindList() {
   return s;
 }
 
+static const NamedSchedule *builtinNamed(const std::string &name) {
+  for (const NamedSchedule &s : builtinSchedules())
+    if (name == s.name)
+      return &s;
+  return nullptr;
+}
+
 static bool isScheduleKind(const std::string &name) {
   for (const ScheduleKind &k : scheduleKinds())
     if (name == k.name)
@@ -124,9 +131,25 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
         if (haveKind)
           return fail("two kinds ('" + o.kind + "' and '" + word +
                       "'); a schedule has one kind followed by key=value");
+        if (const NamedSchedule *named = builtinNamed(word);
+            named && !isScheduleKind(word)) {
+          // A built-in name stands for its text ("staged-bf16 v-block=64"):
+          // its kind and keys, which keys after it override.
+          if (!keys.empty())
+            return fail("key '" + keys.front() + "' before the built-in '" +
+                        word + "'; keys follow it, to override its text");
+          std::string ignored;
+          parseScheduleText(named->text, origin, o, ignored);
+          std::istringstream builtinWords(named->text);
+          for (std::string w; builtinWords >> w;)
+            if (size_t e = w.find('='); e != std::string::npos)
+              keys.push_back(w.substr(0, e));
+          haveKind = true;
+          continue;
+        }
         if (!isScheduleKind(word))
           return fail("unknown kind '" + word + "' (known: " +
-                      scheduleKindList() + ")");
+                      scheduleKindList() + ", or a built-in schedule's name)");
         o.kind = word;
         haveKind = true;
         continue;
@@ -285,6 +308,7 @@ std::string mlir::gdn::scheduleHelp() {
        "of the next chunk's tiles), stages=1|2|3 (any kind, GPU: TMA loads of the token "
        "tiles through a ring of that many slots; 1: none), warpgroups=1|2 (any kind, GPU: "
        "128-thread warpgroups a block; wins over --warpgroups). A schedule text may also be given inline, e.g. "
-       "\"fused v-block=64\"";
+       "\"fused v-block=64\", and may start with a built-in's name, whose "
+       "keys later ones override: \"staged-bf16 v-block=64\"";
   return s;
 }
