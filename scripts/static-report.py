@@ -41,11 +41,16 @@ import tempfile
 # "fused v-block=64", split-seq with replay=load and with first-segment=run
 # (without the next-chunk prefetch, as auto builds it) are what --schedule
 # auto may pick beside the built-in names; "fused v-block=64 stages=2" loads
-# its token tiles by TMA.
+# its token tiles by TMA. The first-segment=run schedule again with
+# prepare=separate: its kernels hold no WY solve beside a map or the state,
+# and spill nothing (bounds 0).
 SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq", "fused v-block=64",
              "split-seq replay=load intermediates=bf16",
              "split-seq segment-chunks=14 replay=load intermediates=bf16 "
              "first-segment=run first-segment-chunks=13 prefetch=none",
+             "split-seq segment-chunks=14 replay=load intermediates=bf16 "
+             "prepare=separate first-segment=run first-segment-chunks=13 "
+             "prefetch=none",
              # The TMA load ring (two slots fit beside the V-split's
              # shared memory in every entry): its UTMALDG / SYNCS must stay.
              "fused v-block=64 stages=2"]

@@ -65,7 +65,8 @@ std::string ScheduleOptions::str() const {
     s += " segment-chunks=" + std::to_string(segmentChunks);
     if (replay != "recompute")
       s += " replay=" + replay + " intermediates=" + intermediates +
-           (store != "all" ? " store=" + store : "");
+           (store != "all" ? " store=" + store : "") +
+           (prepare != "inline" ? " prepare=" + prepare : "");
     if (firstSegment != "map")
       s += " first-segment=" + firstSegment;
     if (firstSegmentChunks)
@@ -168,6 +169,12 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                          "or those of the WY solve",
                          o.store))
           return false;
+      } else if (key == "prepare") {
+        if (!parseChoice(key, value, "inline", "separate",
+                         "whether split-seq's transition prepares the "
+                         "chunks it stores, or a kernel before it does",
+                         o.prepare))
+          return false;
       } else if (key == "segment-chunks") {
         if (!parseCount(key, value, o.segmentChunks))
           return false;
@@ -220,8 +227,8 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
       } else {
         return fail("unknown key '" + key +
                     "' (known: intermediates, output, segment-chunks, "
-                    "replay, first-segment, first-segment-chunks, v-block, "
-                    "chunk, store, prefetch, stages, warpgroups)");
+                    "replay, first-segment, first-segment-chunks, prepare, "
+                    "v-block, chunk, store, prefetch, stages, warpgroups)");
       }
     }
   }
@@ -239,11 +246,13 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                      key == "first-segment" ||
                      (key == "first-segment-chunks" &&
                       o.firstSegment == "run") ||
-                     ((key == "intermediates" || key == "store") &&
+                     ((key == "intermediates" || key == "store" ||
+                       key == "prepare") &&
                       o.replay == "load")));
     if (!applies)
       return fail(key + "= does not apply to kind '" + o.kind + "'" +
-                  ((key == "intermediates" || key == "store") &&
+                  ((key == "intermediates" || key == "store" ||
+                    key == "prepare") &&
                            o.kind == "split-seq"
                        ? " without replay=load"
                    : key == "first-segment-chunks" && o.kind == "split-seq"
@@ -302,7 +311,8 @@ std::string mlir::gdn::scheduleHelp() {
   s += "\nKinds a schedule file may use: " + scheduleKindList() +
        "; keys: output=separate|with-state (staged), store=all|solve (staged, split-seq replay=load), segment-chunks=N and "
        "replay=recompute|load, first-segment=map|run and first-segment-chunks=N (split-seq), intermediates=f32|bf16 (staged, "
-       "split-seq replay=load), v-block=64|128 (any kind: state rows per "
+       "split-seq replay=load), prepare=inline|separate (split-seq replay=load: a kernel before transition "
+       "prepares every chunk), v-block=64|128 (any kind: state rows per "
        "program), chunk=32|64|128 (any kind: tokens per chunk, 64 by default; "
        "the GPU takes 64), prefetch=next-chunk|none (any kind, GPU: the L2 prefetch "
        "of the next chunk's tiles), stages=1|2|3 (any kind, GPU: TMA loads of the token "

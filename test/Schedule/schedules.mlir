@@ -186,6 +186,37 @@
 // LOAD:         gdn.tile_store {{.*}} dims [0, 1]
 // LOAD:         scf.yield %{{.*}}, %[[FETCHED]]
 //
+// prepare=separate: a kernel parallel over chunks (grid z = chunk slots)
+// prepares chunk lower + program_id(2) and stores the squares; transition
+// loads them instead of storing them (the squaring left there is dead and
+// goes at the next canonicalisation) and replay loads them as before.
+// RUN: gdn-opt %S/Inputs/running-sum-squares.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16 prepare=separate}' | FileCheck %s --check-prefix=SEPARATE
+// SEPARATE-LABEL: func.func @scan__prepare(
+// SEPARATE-SAME:  %[[X:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.workspace = "chunks"})
+// SEPARATE-SAME:  gdn.grid_z = "chunks"
+// SEPARATE-SAME:  gdn.schedule = "split-seq segment-chunks=16 replay=load intermediates=bf16 prepare=separate"
+// SEPARATE:       %[[Z:.*]] = gdn.program_id 2
+// SEPARATE:       %[[C:.*]] = arith.addi %c0, %[[Z]]
+// SEPARATE:       %[[IN:.*]] = arith.cmpi ult, %[[C]], %{{.*}}
+// SEPARATE:       scf.if %[[IN]]
+// SEPARATE-NOT:   scf.for
+// SEPARATE:         %[[XT:.*]] = gdn.tile_load %arg0
+// SEPARATE:         %[[SQ:.*]] = arith.mulf %[[XT]], %[[XT]]
+// SEPARATE:         %[[NARROW:.*]] = arith.truncf %[[SQ]] : tensor<64x64xf32> to tensor<64x64xbf16>
+// SEPARATE:         gdn.tile_store %[[NARROW]], %[[X]]
+// SEPARATE-LABEL: func.func @scan__transition(
+// SEPARATE-SAME:  %[[X:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.workspace = "chunks"})
+// SEPARATE:       scf.for
+// SEPARATE-NOT:     gdn.tile_store {{.*}}, %[[X]]
+// SEPARATE:         %[[LOADED:.*]] = gdn.tile_load %[[X]]
+// SEPARATE-NOT:     gdn.tile_store {{.*}}, %[[X]]
+// SEPARATE:         arith.extf %[[LOADED]] : tensor<64x64xbf16> to tensor<64x64xf32>
+// SEPARATE-NOT:     gdn.tile_store {{.*}}, %[[X]]
+// SEPARATE:       scf.yield
+// SEPARATE-LABEL: func.func @scan__replay(
+// SEPARATE:       scf.for
+// SEPARATE:         gdn.tile_load %[[X]]
+//
 // In running-sum.mlir the step reads x, which replay loads for the outputs
 // anyway: nothing is stored between the kernels but the segments' maps.
 // RUN: gdn-opt %S/Inputs/running-sum.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16}' | FileCheck %s --check-prefix=LOAD-NONE

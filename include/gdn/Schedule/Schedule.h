@@ -44,6 +44,12 @@ struct ScheduleOptions {
   // with, so replay skips segment 0 and the program's last segment needs no
   // map.
   std::string firstSegment = "map";
+  // split-seq replay=load: where the stored prepared values are made.
+  // "inline": transition prepares each chunk as it composes the maps and
+  // stores them. "separate": a kernel parallel over chunks prepares every
+  // chunk first (FlashQLA's kkt_solve), and transition and replay load
+  // them, so that the map composition holds no WY solve beside its map.
+  std::string prepare = "inline";
   // split-seq first-segment=run: segment 0's chunks (0: segmentChunks).
   // Segment 0's chunks take longer in transition than a map's, and the
   // program's last segment, which with replay=load then prepares its own

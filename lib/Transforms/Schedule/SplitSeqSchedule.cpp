@@ -23,6 +23,9 @@
 // gets no map (nothing reads it), and with replay=load prepares its chunks
 // in replay. `first-segment-chunks` sets segment 0's length apart from the
 // others' so that the kernels balance (H200: bench/RESULTS.md).
+// With `prepare=separate` (replay=load), a kernel parallel over chunks
+// stores every chunk's values first, and transition and replay both load
+// them: the map composition then holds no WY solve beside its map.
 // Composition: (a1, B1, R1) then (a2, B2, R2) is
 //   a = a1 a2,  B = a2 B1 + a1 B2 + B1 B2,  R = a2 R1 + R1 B2 + R2,
 // unless the transition stage folds (takes the map so far and composes it
@@ -53,6 +56,13 @@ public:
              << "has no 'transition' stage; schedule '" << options.name
              << "' (split-seq) needs each chunk's effect on the state";
     declareWorkspaces();
+    if (separatePrepare &&
+        failed(lowering.addKernel("prepare", GridZ::Chunks,
+                                  [&](KernelBody &k) -> FailureOr<Value> {
+                                    buildPrepare(k);
+                                    return Value();
+                                  })))
+      return failure();
     if (failed(lowering.addKernel("transition", GridZ::Segments,
                                   [&](KernelBody &k) -> FailureOr<Value> {
                                     buildTransition(k);
@@ -82,7 +92,8 @@ private:
   // replay=load: a workspace per prepared value transition stores.
   SmallVector<std::optional<unsigned>> preparedWs;
   int64_t segment = 0, firstSegment = 0;
-  bool replayLoads = false, runFirst = false;
+  // separatePrepare: prepare=separate with something to store.
+  bool replayLoads = false, runFirst = false, separatePrepare = false;
   LogicalResult status = success();
 
   void declareWorkspaces();
@@ -91,6 +102,8 @@ private:
   Value runChunks(KernelBody &k, Value first, Value end, Value state);
   void runSegment(KernelBody &k, Value first, Value end);
   SmallVector<Value> prepareAndStore(KernelBody &k, Value c);
+  SmallVector<Value> preparedLoaded(KernelBody &k, Value c);
+  void buildPrepare(KernelBody &k);
   void composeMap(KernelBody &k, Value s, Value first, Value end);
   void buildTransition(KernelBody &k);
   Value stateEntering(KernelBody &k, Value s);
@@ -152,6 +165,9 @@ void SplitSeqLowering::declareWorkspaces() {
       preparedWs.push_back(
           lowering.addWorkspace(t, lowering.storageOf(t), GridZ::Chunks));
     }
+    separatePrepare =
+        options.prepare == "separate" &&
+        llvm::any_of(preparedWs, [](auto w) { return w.has_value(); });
   }
   // first-segment=run: segment 0 runs its chunks in transition (outputs,
   // checkpoints) and leaves the state it ends with in initWs, which replay's
@@ -236,7 +252,8 @@ Value SplitSeqLowering::runChunks(KernelBody &k, Value first, Value end,
 /// program's last segment stores the final state; otherwise the state
 /// goes to initWs for replay.
 void SplitSeqLowering::runSegment(KernelBody &k, Value first, Value end) {
-  Value final = runChunks(k, first, end, k.init());
+  Value final = separatePrepare ? loadedRun(k, first, end, k.init())
+                                : runChunks(k, first, end, k.init());
   OpBuilder &b = k.builder();
   Value last = arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::eq,
                                      end, k.upper());
@@ -250,6 +267,8 @@ void SplitSeqLowering::runSegment(KernelBody &k, Value first, Value end) {
 SmallVector<Value> SplitSeqLowering::prepareAndStore(KernelBody &k, Value c) {
   if (!replayLoads)
     return k.prepare(c);
+  if (separatePrepare) // the prepare kernel stored them
+    return preparedLoaded(k, c);
   // Before the stage: the stores go up among its ops.
   Value slot = chunkSlot(k, c);
   SmallVector<Value> prepared = k.prepare(c);
@@ -266,6 +285,30 @@ SmallVector<Value> SplitSeqLowering::prepareAndStore(KernelBody &k, Value c) {
     k.store(*w, slot, v);
   }
   return prepared;
+}
+
+/// Chunk c's prepared values with the stored ones loaded: the stage is
+/// inlined and what fed only the loaded values is dead and removed.
+SmallVector<Value> SplitSeqLowering::preparedLoaded(KernelBody &k, Value c) {
+  SmallVector<Value> prepared = k.prepare(c);
+  for (auto [w, v] : llvm::zip(preparedWs, prepared))
+    if (w)
+      v = k.load(*w, chunkSlot(k, c));
+  return prepared;
+}
+
+/// prepare=separate: the values of chunk `lower + program_id(2)` of this
+/// program, when it exists, stored for transition and replay.
+void SplitSeqLowering::buildPrepare(KernelBody &k) {
+  OpBuilder &b = k.builder();
+  Value c = arith::AddIOp::create(b, k.loc(), k.lower(), k.programId(2));
+  Value exists =
+      arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::ult, c, k.upper());
+  k.ifThen(exists, [&] {
+    for (auto [w, v] : llvm::zip(preparedWs, k.prepare(c)))
+      if (w)
+        k.store(*w, chunkSlot(k, c), v);
+  });
 }
 
 /// The map (a, B, R) of segment s, stored in its slots.
@@ -402,8 +445,9 @@ void SplitSeqLowering::replaySegment(KernelBody &k, Value s, Value first,
     return;
   }
   // Under first-segment=run transition left the last segment's values
-  // unprepared: it runs its chunks as segment 0 did.
-  if (runFirst) {
+  // unprepared (unless a prepare kernel stored them): it runs its chunks
+  // as segment 0 did.
+  if (runFirst && !separatePrepare) {
     k.ifThen(isLast(),
              [&] { storeFinal(k, runChunks(k, first, end, entering)); });
     Value notLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
