@@ -407,6 +407,26 @@ Value KernelBody::load(unsigned ws, Value slot) {
   return widen(ws, loadStored(ws, slot));
 }
 
+SmallVector<Value>
+KernelBody::preparedWithLoads(Value c, ArrayRef<std::optional<unsigned>> stored,
+                              Value slot) {
+  bool all = llvm::all_of(stored, [](auto w) { return w.has_value(); });
+  SmallVector<Value> values =
+      all ? SmallVector<Value>(stored.size()) : prepare(c);
+  for (auto [w, v] : llvm::zip(stored, values))
+    if (w)
+      v = load(*w, slot);
+  return values;
+}
+
+void KernelBody::forThisChunk(function_ref<void(Value c, Value slot)> fn) {
+  Value slot = programId(2);
+  Value c = arith::AddIOp::create(b, loc(), lower(), slot);
+  Value exists =
+      arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ult, c, upper());
+  ifThen(exists, [&] { fn(c, slot); });
+}
+
 Value KernelBody::loadStored(unsigned ws, Value slot) {
   const ScanLowering::Workspace &w = lowering.workspaces[ws];
   Value mem = kernel.getArgument(lowering.firstWorkspaceArg + ws);

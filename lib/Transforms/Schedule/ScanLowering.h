@@ -67,6 +67,15 @@ public:
   /// This program's slot `slot` of workspace `ws`.
   void store(unsigned ws, Value slot, Value value);
   Value load(unsigned ws, Value slot);
+  /// Chunk c's prepared values, those with a workspace in `stored` loaded
+  /// from its slot `slot`, the others prepared here (the stage is inlined
+  /// and what fed only the loaded values is dead and removed).
+  SmallVector<Value> preparedWithLoads(Value c,
+                                       ArrayRef<std::optional<unsigned>> stored,
+                                       Value slot);
+  /// In a kernel parallel over chunks (grid z = chunk slots): `fn(c, slot)`
+  /// for chunk c = lower + program_id(2), when c < upper.
+  void forThisChunk(function_ref<void(Value c, Value slot)> fn);
   /// The same in two steps: the slot as stored (`intermediates`), then
   /// widened to the workspace's tile type. A loop that prefetches carries
   /// the narrow value.

@@ -102,7 +102,6 @@ private:
   Value runChunks(KernelBody &k, Value first, Value end, Value state);
   void runSegment(KernelBody &k, Value first, Value end);
   SmallVector<Value> prepareAndStore(KernelBody &k, Value c);
-  SmallVector<Value> preparedLoaded(KernelBody &k, Value c);
   void buildPrepare(KernelBody &k);
   void composeMap(KernelBody &k, Value s, Value first, Value end);
   void buildTransition(KernelBody &k);
@@ -268,7 +267,7 @@ SmallVector<Value> SplitSeqLowering::prepareAndStore(KernelBody &k, Value c) {
   if (!replayLoads)
     return k.prepare(c);
   if (separatePrepare) // the prepare kernel stored them
-    return preparedLoaded(k, c);
+    return k.preparedWithLoads(c, preparedWs, chunkSlot(k, c));
   // Before the stage: the stores go up among its ops.
   Value slot = chunkSlot(k, c);
   SmallVector<Value> prepared = k.prepare(c);
@@ -287,24 +286,10 @@ SmallVector<Value> SplitSeqLowering::prepareAndStore(KernelBody &k, Value c) {
   return prepared;
 }
 
-/// Chunk c's prepared values with the stored ones loaded: the stage is
-/// inlined and what fed only the loaded values is dead and removed.
-SmallVector<Value> SplitSeqLowering::preparedLoaded(KernelBody &k, Value c) {
-  SmallVector<Value> prepared = k.prepare(c);
-  for (auto [w, v] : llvm::zip(preparedWs, prepared))
-    if (w)
-      v = k.load(*w, chunkSlot(k, c));
-  return prepared;
-}
-
 /// prepare=separate: the values of chunk `lower + program_id(2)` of this
 /// program, when it exists, stored for transition and replay.
 void SplitSeqLowering::buildPrepare(KernelBody &k) {
-  OpBuilder &b = k.builder();
-  Value c = arith::AddIOp::create(b, k.loc(), k.lower(), k.programId(2));
-  Value exists =
-      arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::ult, c, k.upper());
-  k.ifThen(exists, [&] {
+  k.forThisChunk([&](Value c, Value) {
     for (auto [w, v] : llvm::zip(preparedWs, k.prepare(c)))
       if (w)
         k.store(*w, chunkSlot(k, c), v);

@@ -51,30 +51,9 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
       values.push_back(k.load(w, slot));
     return values;
   };
-  // Chunk c's prepared values: the stored ones loaded, the others prepared
-  // here (the stage inlined; what fed only the loaded ones is dead).
-  auto prepared = [&](KernelBody &k, Value c, Value slot) {
-    bool all = llvm::all_of(preparedWs, [](auto w) { return w.has_value(); });
-    SmallVector<Value> values =
-        all ? SmallVector<Value>(preparedWs.size()) : k.prepare(c);
-    for (auto [w, v] : llvm::zip(preparedWs, values))
-      if (w)
-        v = k.load(*w, slot);
-    return values;
-  };
-  // Chunk `lower + program_id(2)` of this program, when it exists.
-  auto forThisChunk = [](KernelBody &k, function_ref<void(Value, Value)> fn) {
-    Value slot = k.programId(2);
-    OpBuilder &b = k.builder();
-    Value c = arith::AddIOp::create(b, k.loc(), k.lower(), slot);
-    Value exists = arith::CmpIOp::create(b, k.loc(), arith::CmpIPredicate::ult,
-                                         c, k.upper());
-    k.ifThen(exists, [&] { fn(c, slot); });
-  };
-
   if (failed(lowering.addKernel(
           "prepare", GridZ::Chunks, [&](KernelBody &k) -> FailureOr<Value> {
-            forThisChunk(k, [&](Value c, Value slot) {
+            k.forThisChunk([&](Value c, Value slot) {
               for (auto [w, v] : llvm::zip(preparedWs, k.prepare(c)))
                 if (w)
                   k.store(*w, slot, v);
@@ -90,7 +69,7 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
                   Value m = iters[0];
                   Value slot = arith::SubIOp::create(k.builder(), k.loc(), c,
                                                      k.lower());
-                  SmallVector<Value> chunk = prepared(k, c, slot);
+                  SmallVector<Value> chunk = k.preparedWithLoads(c, preparedWs, slot);
                   SmallVector<Value> next = k.step(c, chunk, m);
                   ArrayRef<Value> stepValues = ArrayRef<Value>(next).drop_front();
                   if (separateOutput) {
@@ -110,8 +89,8 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
     return success();
   return lowering.addKernel(
       "output", GridZ::Chunks, [&](KernelBody &k) -> FailureOr<Value> {
-        forThisChunk(k, [&](Value c, Value slot) {
-          SmallVector<Value> chunk = prepared(k, c, slot);
+        k.forThisChunk([&](Value c, Value slot) {
+          SmallVector<Value> chunk = k.preparedWithLoads(c, preparedWs, slot);
           Value m = k.load(stateWs, slot);
           k.emit(c, chunk, m, loadAll(k, stepWs, slot));
         });
