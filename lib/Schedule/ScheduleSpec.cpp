@@ -87,15 +87,15 @@ std::string ScheduleOptions::str() const {
   return s;
 }
 
-bool mlir::gdn::parseScheduleText(const std::string &text,
-                                  const std::string &origin,
-                                  ScheduleOptions &out, std::string &error) {
-  ScheduleOptions o;
-  o.name = origin;
+/// The words of a schedule text into `o`: its kind (or a built-in's name,
+/// whose text is read here first), then key=value pairs, each key appended
+/// to `keys` for the checks after all words are read.
+static bool parseScheduleWords(const std::string &text,
+                               const std::string &origin, ScheduleOptions &o,
+                               std::vector<std::string> &keys, bool &haveKind,
+                               std::string &error) {
   std::istringstream lines(text);
   std::string line;
-  bool haveKind = false;
-  std::vector<std::string> keys;
   auto fail = [&](const std::string &what) {
     error = "schedule '" + origin + "': " + what;
     return false;
@@ -139,13 +139,9 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
           if (!keys.empty())
             return fail("key '" + keys.front() + "' before the built-in '" +
                         word + "'; keys follow it, to override its text");
-          std::string ignored;
-          parseScheduleText(named->text, origin, o, ignored);
-          std::istringstream builtinWords(named->text);
-          for (std::string w; builtinWords >> w;)
-            if (size_t e = w.find('='); e != std::string::npos)
-              keys.push_back(w.substr(0, e));
-          haveKind = true;
+          if (!parseScheduleWords(named->text, origin, o, keys, haveKind,
+                                  error))
+            return false;
           continue;
         }
         if (!isScheduleKind(word))
@@ -232,6 +228,22 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
       }
     }
   }
+  return true;
+}
+
+bool mlir::gdn::parseScheduleText(const std::string &text,
+                                  const std::string &origin,
+                                  ScheduleOptions &out, std::string &error) {
+  ScheduleOptions o;
+  o.name = origin;
+  bool haveKind = false;
+  std::vector<std::string> keys;
+  if (!parseScheduleWords(text, origin, o, keys, haveKind, error))
+    return false;
+  auto fail = [&](const std::string &what) {
+    error = "schedule '" + origin + "': " + what;
+    return false;
+  };
   if (!haveKind)
     return fail("no kind (known: " + scheduleKindList() + ")");
   // A key another kind reads would be ignored silently: refuse it.
