@@ -19,7 +19,7 @@
 #
 # device (the GPU host: CUDA driver, python3 with torch and numpy; no LLVM)
 #   Runs the PARTS (comma-separated; default matrix,events,python):
-#     matrix  bench/gpu-matrix.sh: 30 cases against the float64 reference,
+#     matrix  bench/gpu-matrix.sh: 33 cases against the float64 reference,
 #             then compute-sanitizer memcheck and racecheck on a small case
 #             (none with --no-sanitize)
 #     events  gdn-run, CUDA events (median of 10 after 2 warm-ups), each
