@@ -24,6 +24,29 @@ def GDN_ProgramIdOp : GDN_Op<"program_id", [Pure]> {
   let assemblyFormat = "$axis attr-dict";
 }
 
+def GDN_ProgramRowsOp : GDN_Op<"program_rows", [Pure]> {
+  let summary = "the value head and the first state row a program holds";
+  let description = [{
+    A kernel whose state rows are split over programs (the schedule's
+    `v-block`) spreads each value head's `rows` rows over
+    `ceil(rows / block)` consecutive programs of grid axis 0:
+
+    ```mlir
+    %hv, %v0 = gdn.program_rows %x of %V by %Vb
+    ```
+
+    gives program `%x` value head `%x / ceil(V / Vb)` and first row
+    `(%x mod ceil(V / Vb)) * Vb`. Saying so with an op, rather than with
+    the arithmetic, tells a schedule which values differ between the
+    programs of one head (those that depend on `%v0`): `staged
+    prepare-per=head` runs what does not depend on them once per head.
+    gdn-schedule expands the op into that arithmetic.
+  }];
+  let arguments = (ins Index:$program, Index:$rows, Index:$block);
+  let results = (outs Index:$head, Index:$first_row);
+  let assemblyFormat = "$program `of` $rows `by` $block attr-dict";
+}
+
 def GDN_TileLoadOp : GDN_Op<"tile_load", [AttrSizedOperandSegments]> {
   let summary = "load a tile from a memref, zero-filling rows past a row count";
   let description = [{

@@ -54,19 +54,20 @@ func.func private @chunk_last_row() -> index {
 }
 
 // Prepare (state-independent) one chunk of n <= C tokens (rows n.. are
-// padding). Yields W and U of the WY form, K and Q as the products read
-// them (l2-normalised when asked), the intra-chunk attention QK^T (.) D
-// (causal decay) and gamma, the cumulative log decay. The decays of K to
-// the chunk's end and of Q from its start are not applied to K and Q: the
-// step and the output apply them to the V-wide side of their products,
-// so that one copy of K and of Q feeds every product.
-func.func private @chunk_prepare(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
-                                 %g_raw: !chunk_vec, %beta_raw: !chunk_vec,
-                                 %n: index, %l2norm: i1)
-    -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec) {
+// padding), its key side: W of the WY form and the inverse Tm that U
+// takes (@wy_values), K and Q as the products read them (l2-normalised
+// when asked), beta with the padding masked and gamma, the cumulative log
+// decay. Nothing here reads the program's V rows, so a schedule may run
+// it once for all the V-blocks of a head (`staged prepare-per=head`). The
+// decays of K to the chunk's end and of Q from its start are not applied
+// to K and Q: the step and the output apply them to the V-wide side of
+// their products, so that one copy of K and of Q feeds every product.
+func.func private @chunk_solve(%q_in: !qk_in, %k_in: !qk_in,
+                               %g_raw: !chunk_vec, %beta_raw: !chunk_vec,
+                               %n: index, %l2norm: i1)
+    -> (!qk_tile, !chunk_sq, !chunk_vec, !qk_tile, !qk_tile, !chunk_vec) {
   %qf = arith.extf %q_in : !qk_in to !qk_tile
   %kf = arith.extf %k_in : !qk_in to !qk_tile
-  %v = arith.extf %v_in : !v_in to !v_tile
   %q, %k = scf.if %l2norm -> (!qk_tile, !qk_tile) {
     %qn = gdn.l2norm %qf : !qk_tile
     %kn = gdn.l2norm %kf : !qk_tile
@@ -87,7 +88,7 @@ func.func private @chunk_prepare(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
   %eg = math.exp %gamma : !chunk_vec
 
   // WY: A = beta (K K^T) (.) exp(gamma_i - gamma_j) (j < i); Tm = (I + A)^-1;
-  //     W = Tm diag(beta exp(gamma)) K;  U = Tm diag(beta) V.
+  //     W = Tm diag(beta exp(gamma)) K;  U = Tm diag(beta) V (@wy_values).
   %kk = gdn.matmul %k, %k transpose_b mask strict decay(%gamma : !chunk_vec)
       : !qk_tile, !qk_tile -> !chunk_sq
   %a = gdn.scale_rows %kk, %beta : !chunk_sq, !chunk_vec
@@ -95,13 +96,26 @@ func.func private @chunk_prepare(%q_in: !qk_in, %k_in: !qk_in, %v_in: !v_in,
   %beg = arith.mulf %beta, %eg : !chunk_vec
   %kw = gdn.scale_rows %k, %beg : !qk_tile, !chunk_vec
   %w = gdn.matmul %tm, %kw mask none : !chunk_sq, !qk_tile -> !qk_tile
+  return %w, %tm, %beta, %k, %q, %gamma
+      : !qk_tile, !chunk_sq, !chunk_vec, !qk_tile, !qk_tile, !chunk_vec
+}
+
+// U = Tm diag(beta) V, the value side of the WY form: the one prepared
+// value that reads the program's V rows.
+func.func private @wy_values(%tm: !chunk_sq, %v_in: !v_in, %beta: !chunk_vec)
+    -> !v_tile {
+  %v = arith.extf %v_in : !v_in to !v_tile
   %vb = gdn.scale_rows %v, %beta : !v_tile, !chunk_vec
   %u = gdn.matmul %tm, %vb mask none : !chunk_sq, !v_tile -> !v_tile
+  return %u : !v_tile
+}
 
+// The intra-chunk attention Q K^T (.) D, D the causal decay.
+func.func private @chunk_attention(%q: !qk_tile, %k: !qk_tile,
+                                   %gamma: !chunk_vec) -> !chunk_sq {
   %qk = gdn.matmul %q, %k transpose_b mask causal decay(%gamma : !chunk_vec)
       : !qk_tile, !qk_tile -> !chunk_sq
-  return %w, %u, %k, %q, %qk, %gamma
-      : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
+  return %qk : !chunk_sq
 }
 
 // exp(gamma_last - gamma): each row's decay to the chunk's end. Padding
@@ -184,23 +198,6 @@ func.func private @chunk_transition(%w: !qk_tile, %u: !v_tile, %k: !qk_tile,
   return %a, %b, %r : f32, !kk, !state
 }
 
-// Program x of the grid: value head hv and the first state row v0 of its
-// block. Each head's V rows are spread over ceil(V / Vb) programs, Vb the
-// !state tile's row count (V padded to the tile in the last block); with
-// Vb >= V this is (program_id 0, 0).
-func.func private @head_and_rows(%x: index, %vm: !v_mem) -> (index, index) {
-  %c0 = arith.constant 0 : index
-  %c2 = arith.constant 2 : index
-  %V = memref.dim %vm, %c2 : !v_mem
-  %rows = tensor.empty() : !state
-  %Vb = tensor.dim %rows, %c0 : !state
-  %blocks = arith.ceildivui %V, %Vb : index
-  %hv = arith.divui %x, %blocks : index
-  %blk = arith.remui %x, %blocks : index
-  %v0 = arith.muli %blk, %Vb : index
-  return %hv, %v0 : index, index
-}
-
 // Pool chunk c: first token t = t0 + C c and row count n = min(t1 - t, C).
 func.func private @pool_chunk_rows(%c: index, %t0: index, %t1: index)
     -> (index, index) {
@@ -237,12 +234,19 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     attributes {llvm.emit_c_interface} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
   %C = func.call @chunk_size() : () -> index
   %last_row = func.call @chunk_last_row() : () -> index
   %true = arith.constant true
   %b = gdn.program_id 1
   %x = gdn.program_id 0
-  %hv, %v0 = func.call @head_and_rows(%x, %vm) : (index, !v_mem) -> (index, index)
+  // Each head's V rows are spread over ceil(V / Vb) programs, Vb the
+  // !state tile's row count (V padded to the tile in the last block); with
+  // Vb >= V this is (program_id 0, 0).
+  %V = memref.dim %vm, %c2 : !v_mem
+  %rows = tensor.empty() : !state
+  %Vb = tensor.dim %rows, %c0 : !state
+  %hv, %v0 = gdn.program_rows %x of %V by %Vb
   %H = memref.dim %qm, %c1 : !qk_mem
   %HV = memref.dim %vm, %c1 : !v_mem
   %G = arith.divui %HV, %H : index
@@ -275,9 +279,11 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       %bl = gdn.tile_load %bm[%t, %hv] dims [0] rows %n : memref<?x?xf32> -> !chunk_vec
       %g = gdn.gate raw %a A_log(%alog) dt_bias(%dtb) : !chunk_vec
       %beta = gdn.sigmoid %bl : !chunk_vec
-      %w, %u, %kn, %qn, %qk, %gamma = func.call @chunk_prepare(%q, %k, %v, %g, %beta, %n, %true)
-          : (!qk_in, !qk_in, !v_in, !chunk_vec, !chunk_vec, index, i1)
-          -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec)
+      %w, %tm, %beta_rows, %kn, %qn, %gamma = func.call @chunk_solve(%q, %k, %g, %beta, %n, %true)
+          : (!qk_in, !qk_in, !chunk_vec, !chunk_vec, index, i1)
+          -> (!qk_tile, !chunk_sq, !chunk_vec, !qk_tile, !qk_tile, !chunk_vec)
+      %u = func.call @wy_values(%tm, %v, %beta_rows) : (!chunk_sq, !v_in, !chunk_vec) -> !v_tile
+      %qk = func.call @chunk_attention(%qn, %kn, %gamma) : (!qk_tile, !qk_tile, !chunk_vec) -> !chunk_sq
       gdn.yield %w, %u, %kn, %qn, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
     } step {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kn: !qk_tile, %qn: !qk_tile,
@@ -332,11 +338,18 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
                   {gate_domain = 1 : index, beta_is_logit = false, qk_l2norm = true}]} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
   %C = func.call @chunk_size() : () -> index
   %last_row = func.call @chunk_last_row() : () -> index
   %b = gdn.program_id 1
   %x = gdn.program_id 0
-  %hv, %v0 = func.call @head_and_rows(%x, %vm) : (index, !v_mem) -> (index, index)
+  // Each head's V rows are spread over ceil(V / Vb) programs, Vb the
+  // !state tile's row count (V padded to the tile in the last block); with
+  // Vb >= V this is (program_id 0, 0).
+  %V = memref.dim %vm, %c2 : !v_mem
+  %rows = tensor.empty() : !state
+  %Vb = tensor.dim %rows, %c0 : !state
+  %hv, %v0 = gdn.program_rows %x of %V by %Vb
   %H = memref.dim %qm, %c1 : !qk_mem
   %HV = memref.dim %vm, %c1 : !v_mem
   %G = arith.divui %HV, %H : index
@@ -410,9 +423,11 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
       } else {
         scf.yield %bin : !chunk_vec
       }
-      %w, %u, %kn, %qn, %qk, %gamma = func.call @chunk_prepare(%q, %k, %v, %g, %beta, %n, %l2norm)
-          : (!qk_in, !qk_in, !v_in, !chunk_vec, !chunk_vec, index, i1)
-          -> (!qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec)
+      %w, %tm, %beta_rows, %kn, %qn, %gamma = func.call @chunk_solve(%q, %k, %g, %beta, %n, %l2norm)
+          : (!qk_in, !qk_in, !chunk_vec, !chunk_vec, index, i1)
+          -> (!qk_tile, !chunk_sq, !chunk_vec, !qk_tile, !qk_tile, !chunk_vec)
+      %u = func.call @wy_values(%tm, %v, %beta_rows) : (!chunk_sq, !v_in, !chunk_vec) -> !v_tile
+      %qk = func.call @chunk_attention(%qn, %kn, %gamma) : (!qk_tile, !qk_tile, !chunk_vec) -> !chunk_sq
       gdn.yield %w, %u, %kn, %qn, %qk, %gamma : !qk_tile, !v_tile, !qk_tile, !qk_tile, !chunk_sq, !chunk_vec
     } step {
     ^bb0(%c: index, %w: !qk_tile, %u: !v_tile, %kn: !qk_tile, %qn: !qk_tile,

@@ -31,6 +31,8 @@ Status gdn::extractLaunchPlans(mlir::ModuleOp module,
     if (!step || !gridZ || !parseSlotAxis(gridZ.str(), s.gridZ))
       return Status::error("kernel @" + s.kernel +
                            " lacks gdn.step / gdn.grid_z");
+    if (auto x = func->getAttrOfType<mlir::StringAttr>(mlir::gdn::attrs::kGridX))
+      s.perHead = x.getValue() == "heads";
     steps[entry.str()].push_back({step.getInt(), s});
     LaunchPlan &plan = plans[entry.str()];
     if (auto sched = func->getAttrOfType<mlir::StringAttr>(mlir::gdn::attrs::kSchedule))
@@ -60,6 +62,8 @@ Status gdn::extractLaunchPlans(mlir::ModuleOp module,
                              std::to_string(i) + " is malformed");
       for (int64_t d = 3; d < memref.getRank(); ++d)
         w.tile.push_back(memref.getDimSize(d));
+      if (auto x = func.getArgAttrOfType<mlir::StringAttr>(i, mlir::gdn::attrs::kGridX))
+        w.perHead = x.getValue() == "heads";
       plan.workspaces.push_back(w);
     }
   }

@@ -175,12 +175,18 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
   json plans = json::object();
   for (const auto &[entry, plan] : a.plans) {
     json steps = json::array(), workspaces = json::array();
-    for (const LaunchStep &st : plan.steps)
+    for (const LaunchStep &st : plan.steps) {
       steps.push_back({{"kernel", st.kernel}, {"grid_z", slotAxisName(st.gridZ)}});
-    for (const WorkspaceSpec &w : plan.workspaces)
+      if (st.perHead)
+        steps.back()["grid_x"] = "heads";
+    }
+    for (const WorkspaceSpec &w : plan.workspaces) {
       workspaces.push_back({{"dtype", dtypeName(w.dtype)},
                             {"tile", w.tile},
                             {"slots", slotAxisName(w.slots)}});
+      if (w.perHead)
+        workspaces.back()["x"] = "heads";
+    }
     plans[entry] = {{"schedule", plan.schedule},
                     {"segment_chunks", plan.segmentChunks},
                     {"programs_per_head", plan.programsPerHead},
@@ -203,7 +209,12 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
       std::any_of(a.kernels.begin(), a.kernels.end(), [](const auto &k) {
         return k.second.tensorMaps() > 0;
       });
-  json m = {{"format", tensorMaps     ? Artifact::kFormatTensorMaps
+  const bool perHead =
+      std::any_of(a.plans.begin(), a.plans.end(), [](const auto &p) {
+        return p.second.hasPerHead();
+      });
+  json m = {{"format", perHead        ? Artifact::kFormatPerHead
+                       : tensorMaps   ? Artifact::kFormatTensorMaps
                        : firstSegment ? Artifact::kFormatFirstSegment
                                       : Artifact::kFormat},
             {"chip", a.chip},
@@ -253,10 +264,12 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
       (m["format"] != Artifact::kFormat &&
        m["format"] != Artifact::kFormatWithoutVSplit &&
        m["format"] != Artifact::kFormatFirstSegment &&
-       m["format"] != Artifact::kFormatTensorMaps))
+       m["format"] != Artifact::kFormatTensorMaps &&
+       m["format"] != Artifact::kFormatPerHead))
     return bad("key 'format' is " +
                (m.contains("format") ? m["format"].dump() : "missing") +
-               "; this runtime reads " + Artifact::kFormatTensorMaps + ", " +
+               "; this runtime reads " + Artifact::kFormatPerHead + ", " +
+               Artifact::kFormatTensorMaps + ", " +
                Artifact::kFormatFirstSegment + ", " + Artifact::kFormat +
                " and " +
                Artifact::kFormatWithoutVSplit +
@@ -369,6 +382,11 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
         if (!getStr(js, "kernel", st.kernel) || !getStr(js, "grid_z", z) ||
             !parseSlotAxis(z, st.gridZ) || !a.kernels.count(st.kernel))
           return bad(what + "has a malformed step or names a missing kernel");
+        if (js.contains("grid_x")) {
+          if (js["grid_x"] != "heads")
+            return bad(what + "has a step whose grid_x is not \"heads\"");
+          st.perHead = true;
+        }
         plan.steps.push_back(st);
       }
       for (const json &jw : jp["workspaces"]) {
@@ -382,6 +400,11 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
           if (!d.is_number_integer() || d.get<int64_t>() < 1)
             return bad(what + "has a workspace with a bad tile dimension");
           w.tile.push_back(d.get<int64_t>());
+        }
+        if (jw.contains("x")) {
+          if (jw["x"] != "heads")
+            return bad(what + "has a workspace whose x is not \"heads\"");
+          w.perHead = true;
         }
         plan.workspaces.push_back(w);
       }

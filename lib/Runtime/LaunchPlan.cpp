@@ -3,6 +3,8 @@
 #include "gdn/Runtime/LaunchPlan.h"
 #include "gdn/Runtime/Segments.h"
 
+#include <algorithm>
+
 using namespace gdn;
 
 const char *gdn::slotAxisName(SlotAxis axis) {
@@ -27,6 +29,13 @@ LaunchPlan LaunchPlan::single(const std::string &entry) {
   LaunchPlan plan;
   plan.steps.push_back({entry, SlotAxis::One});
   return plan;
+}
+
+bool LaunchPlan::hasPerHead() const {
+  return std::any_of(steps.begin(), steps.end(),
+                     [](const LaunchStep &s) { return s.perHead; }) ||
+         std::any_of(workspaces.begin(), workspaces.end(),
+                     [](const WorkspaceSpec &w) { return w.perHead; });
 }
 
 /// A scalar argument's value as the integer a bound flag compares with.
@@ -83,7 +92,9 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
   if (plan.programsPerHead < 1)
     return Status::error("the launch plan's programs per head are not "
                          "positive");
-  // A V-split kernel runs V / v_block programs per value head.
+  // A V-split kernel runs V / v_block programs per value head; a kernel
+  // or workspace per head, one.
+  const int64_t heads = base.x;
   base.x *= plan.programsPerHead;
   chunkSlots = std::max<int64_t>(chunkSlots, 1);
   // The slot past ceil(tokens / 64) holds at most a paged call's chunk that
@@ -112,6 +123,8 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
   launches.clear();
   for (const LaunchStep &step : plan.steps) {
     Grid g = base;
+    if (step.perHead)
+      g.x = heads;
     g.z = extent(step.gridZ);
     if (g.z > 65535)
       return Status::error("kernel " + step.kernel + " needs " +
@@ -122,10 +135,12 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
   workspaces.clear();
   for (size_t i = 0; i < plan.workspaces.size(); ++i) {
     const WorkspaceSpec &w = plan.workspaces[i];
-    std::vector<int64_t> shape{base.x, base.y, extent(w.slots)};
+    std::vector<int64_t> shape{w.perHead ? heads : base.x, base.y,
+                               extent(w.slots)};
     shape.insert(shape.end(), w.tile.begin(), w.tile.end());
     workspaces.push_back(KernelArg::workspace(
-        "workspace " + std::to_string(i) + " (" + slotAxisName(w.slots) + ")",
+        "workspace " + std::to_string(i) + " (" + slotAxisName(w.slots) +
+            (w.perHead ? ", per head" : "") + ")",
         w.dtype, shape));
   }
   return Status::success();

@@ -60,7 +60,8 @@ std::string ScheduleOptions::str() const {
   std::string s = kind;
   if (kind == "staged")
     s += " intermediates=" + intermediates + " output=" + output +
-         (store != "all" ? " store=" + store : "");
+         (store != "all" ? " store=" + store : "") +
+         (preparePer != "program" ? " prepare-per=" + preparePer : "");
   else if (kind == "split-seq") {
     s += " segment-chunks=" + std::to_string(segmentChunks);
     if (replay != "recompute")
@@ -171,6 +172,13 @@ static bool parseScheduleWords(const std::string &text,
                          "chunks it stores, or a kernel before it does",
                          o.prepare))
           return false;
+      } else if (key == "prepare-per") {
+        if (!parseChoice(key, value, "program", "head",
+                         "whether staged's prepare kernel runs once per "
+                         "program or once per value head for all its "
+                         "V-blocks",
+                         o.preparePer))
+          return false;
       } else if (key == "segment-chunks") {
         if (!parseCount(key, value, o.segmentChunks))
           return false;
@@ -224,7 +232,7 @@ static bool parseScheduleWords(const std::string &text,
         return fail("unknown key '" + key +
                     "' (known: intermediates, output, segment-chunks, "
                     "replay, first-segment, first-segment-chunks, prepare, "
-                    "v-block, chunk, store, prefetch, stages, warpgroups)");
+                    "prepare-per, v-block, chunk, store, prefetch, stages, warpgroups)");
       }
     }
   }
@@ -252,7 +260,7 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                    key == "stages" || key == "warpgroups" ||
                    (o.kind == "staged" &&
                     (key == "intermediates" || key == "output" ||
-                     key == "store")) ||
+                     key == "store" || key == "prepare-per")) ||
                    (o.kind == "split-seq" &&
                     (key == "segment-chunks" || key == "replay" ||
                      key == "first-segment" ||
@@ -271,6 +279,9 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                        ? " without first-segment=run"
                        : ""));
   }
+  if (o.preparePer == "head" && o.store != "solve")
+    return fail("prepare-per=head needs store=solve: a head's V-blocks "
+                "share the WY solve's values, and only those are stored");
   out = o;
   return true;
 }
@@ -321,7 +332,7 @@ std::string mlir::gdn::scheduleHelp() {
   for (const NamedSchedule &n : builtinSchedules())
     s += std::string("\n  ") + n.name + ": " + n.summary;
   s += "\nKinds a schedule file may use: " + scheduleKindList() +
-       "; keys: output=separate|with-state (staged), store=all|solve (staged, split-seq replay=load), segment-chunks=N and "
+       "; keys: output=separate|with-state (staged), store=all|solve (staged, split-seq replay=load), prepare-per=program|head (staged store=solve: one prepare per program, or one per value head shared by its V-blocks), segment-chunks=N and "
        "replay=recompute|load, first-segment=map|run and first-segment-chunks=N (split-seq), intermediates=f32|bf16 (staged, "
        "split-seq replay=load), prepare=inline|separate (split-seq replay=load: a kernel before transition "
        "prepares every chunk), v-block=64|128 (any kind: state rows per "

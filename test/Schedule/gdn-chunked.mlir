@@ -62,12 +62,54 @@
 // SOLVE: func.func @gdn_pool__state(
 // SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
 // SOLVE:   scf.for
-// SOLVE:     call @chunk_prepare(
+// SOLVE:     call @chunk_solve(
 // SOLVE:     gdn.tile_load {{.*}} : memref<?x?x?x64x128xbf16> -> tensor<64x128xbf16>
 // SOLVE:     gdn.tile_load {{.*}} : memref<?x?x?x64x128xbf16> -> tensor<64x128xbf16>
 // SOLVE:     call @chunk_step(
 // SOLVE:     call @chunk_output(
 // SOLVE-NOT: func.func @gdn_pool__output
+
+// prepare-per=head under a V-split of two: the prepare kernel runs over
+// value heads (grid x) and stores W [64 x K] and the inverse Tm [64 x 64]
+// per head; the serial kernel, over the programs, loads both at its head
+// (the first result of gdn.program_rows, expanded), makes U from Tm and
+// its own 64 rows of v, and keeps no solve once inlined; the prepare
+// kernel, once inlined, reads no v.
+// RUN: gdn-run --emit tile --schedule "staged intermediates=bf16 output=with-state store=solve prepare-per=head v-block=64" --seqlens 1 -o %t.vblock64.mlir
+// RUN: gdn-opt %t.vblock64.mlir '--gdn-schedule=schedule={staged intermediates=bf16 output=with-state store=solve prepare-per=head v-block=64}' | FileCheck %s --check-prefix=PER-HEAD
+// PER-HEAD: func.func @gdn_pool__prepare(
+// PER-HEAD-SAME: %[[W:[a-z0-9]+]]: memref<?x?x?x64x128xbf16> {gdn.grid_x = "heads", gdn.workspace = "chunks"}, %[[TM:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.grid_x = "heads", gdn.workspace = "chunks"})
+// PER-HEAD-SAME: gdn.grid_x = "heads", gdn.grid_z = "chunks"
+// PER-HEAD-NOT: gdn.program_rows
+// PER-HEAD:     %[[HEAD:.*]] = gdn.program_id 0
+// PER-HEAD:     %[[SOLVED:.*]]:6 = func.call @chunk_solve(
+// PER-HEAD:     %[[X:.*]] = gdn.program_id 0
+// PER-HEAD:     gdn.tile_store %{{.*}}, %[[W]][%[[X]],
+// PER-HEAD:     %[[X2:.*]] = gdn.program_id 0
+// PER-HEAD:     gdn.tile_store %{{.*}}, %[[TM]][%[[X2]],
+// PER-HEAD: func.func @gdn_pool__state(
+// PER-HEAD-SAME: %[[W:[a-z0-9]+]]: memref<?x?x?x64x128xbf16> {gdn.grid_x = "heads", gdn.workspace = "chunks"}, %[[TM:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.grid_x = "heads", gdn.workspace = "chunks"})
+// PER-HEAD-NOT: gdn.grid_x = "heads", gdn.grid_z
+// PER-HEAD:     %[[P:.*]] = gdn.program_id 0
+// PER-HEAD:     %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %[[VB:.*]] : index
+// PER-HEAD:     %[[H:.*]] = arith.divui %[[P]], %[[BLOCKS]]
+// PER-HEAD:     %[[BLK:.*]] = arith.remui %[[P]], %[[BLOCKS]]
+// PER-HEAD:     %[[ROW:.*]] = arith.muli %[[BLK]], %[[VB]]
+// PER-HEAD:     scf.for
+// PER-HEAD:       %[[WL:.*]] = gdn.tile_load %[[W]][%[[H]],
+// PER-HEAD:       %[[TML:.*]] = gdn.tile_load %[[TM]][%[[H]],
+// PER-HEAD:       %[[TMF:.*]] = arith.extf %[[TML]] : tensor<64x64xbf16> to tensor<64x64xf32>
+// PER-HEAD:       %[[V:.*]] = gdn.tile_load %arg2[%{{.*}}, %[[H]], %[[ROW]]] {{.*}} -> tensor<64x64xbf16>
+// PER-HEAD:       func.call @chunk_solve(
+// PER-HEAD:       func.call @wy_values(%[[TMF]], %[[V]],
+// PER-HEAD-NOT: func.func @gdn_pool__output
+// RUN: gdn-opt %t.vblock64.mlir '--gdn-schedule=schedule={staged intermediates=bf16 output=with-state store=solve prepare-per=head v-block=64}' --inline --canonicalize | FileCheck %s --check-prefix=PER-HEAD-INLINED
+// PER-HEAD-INLINED: func.func @gdn_pool__prepare(
+// PER-HEAD-INLINED:   gdn.tri_inverse
+// PER-HEAD-INLINED-NOT: gdn.tile_load %arg2[
+// PER-HEAD-INLINED: func.func @gdn_pool__state(
+// PER-HEAD-INLINED-NOT: gdn.tri_inverse
+// PER-HEAD-INLINED: func.func @gdn_paged__prepare(
 
 // After inlining, the serial kernel keeps no triangular solve.
 // RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={staged intermediates=bf16 output=with-state store=solve}' --inline --canonicalize | FileCheck %s --check-prefix=SOLVE-INLINED

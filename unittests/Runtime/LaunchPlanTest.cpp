@@ -289,6 +289,80 @@ TEST(ArtifactManifest, KeepsTheVSplitAndChecksItAgainstTheShape) {
 }
 
 namespace {
+/// staged prepare-per=head's plan: a prepare kernel over value heads and
+/// chunk slots with two workspaces per head, then a serial kernel over
+/// the programs of a V-split of two.
+LaunchPlan perHeadPlan() {
+  LaunchPlan plan;
+  plan.schedule = "staged intermediates=bf16 output=with-state store=solve "
+                  "prepare-per=head v-block=64";
+  plan.programsPerHead = 2;
+  plan.steps = {{"k__prepare", SlotAxis::Chunks, /*perHead=*/true},
+                {"k__state", SlotAxis::One}};
+  plan.workspaces = {{DType::BF16, {64, 128}, SlotAxis::Chunks, true},
+                     {DType::BF16, {64, 64}, SlotAxis::Chunks, true}};
+  return plan;
+}
+} // namespace
+
+// A kernel per head runs one program a value head; a workspace per head
+// has a row a head, which the head's programs share.
+TEST(PlanCall, KernelsAndWorkspacesPerHead) {
+  LaunchPlan plan = perHeadPlan();
+  plan.workspaces.push_back({DType::F32, {}, SlotAxis::Chunks, false});
+  std::vector<PlannedLaunch> launches;
+  std::vector<KernelArg> workspaces;
+  ASSERT_TRUE(planCall(plan, Grid{32, 3, 1}, 65, launches, workspaces).ok());
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0].grid.x, 32);
+  EXPECT_EQ(launches[0].grid.z, 65);
+  EXPECT_EQ(launches[1].grid.x, 64);
+  ASSERT_EQ(workspaces.size(), 3u);
+  EXPECT_EQ(workspaces[0].shape, (std::vector<int64_t>{32, 3, 65, 64, 128}));
+  EXPECT_EQ(workspaces[1].shape, (std::vector<int64_t>{32, 3, 65, 64, 64}));
+  EXPECT_EQ(workspaces[2].shape, (std::vector<int64_t>{64, 3, 65}));
+  EXPECT_NE(workspaces[0].name.find("per head"), std::string::npos)
+      << workspaces[0].name;
+}
+
+// Marks per head survive the manifest, whose format is then 5: a format-4
+// runtime would launch the prepare kernel over every program.
+TEST(ArtifactManifest, KeepsKernelsAndWorkspacesPerHead) {
+  Artifact a;
+  a.ptx = "// ptx";
+  a.shape.K = a.shape.V = 128;
+  a.shape.vBlock = 64;
+  a.kernels["k__prepare"] = KernelInfo{};
+  a.kernels["k__state"] = KernelInfo{};
+  a.plans["k"] = perHeadPlan();
+  Artifact back;
+  std::string manifest;
+  Status s = roundTrip(a, back, "per-head",
+                       [&](std::string &text) { manifest = text; });
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_NE(manifest.find("\"format\": \"gdn-artifact-5\""), std::string::npos)
+      << manifest;
+  EXPECT_STREQ(Artifact::kFormatPerHead, "gdn-artifact-5");
+  const LaunchPlan &plan = back.plans.at("k");
+  ASSERT_EQ(plan.steps.size(), 2u);
+  EXPECT_TRUE(plan.steps[0].perHead);
+  EXPECT_FALSE(plan.steps[1].perHead);
+  ASSERT_EQ(plan.workspaces.size(), 2u);
+  EXPECT_TRUE(plan.workspaces[0].perHead);
+  EXPECT_TRUE(plan.hasPerHead());
+  EXPECT_FALSE(LaunchPlan::single("k").hasPerHead());
+
+  s = roundTrip(a, back, "per-head-bad", [&](std::string &text) {
+    const std::string mark = "\"grid_x\": \"heads\"";
+    size_t at = text.find(mark);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, mark.size(), "\"grid_x\": \"rows\"");
+  });
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("grid_x"), std::string::npos) << s.message;
+}
+
+namespace {
 /// Writes `a`, replaces `from` in its manifest text by `to`, reads it back.
 Status readEdited(const Artifact &a, const std::string &from,
                   const std::string &to) {

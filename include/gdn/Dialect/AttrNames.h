@@ -53,6 +53,11 @@ inline constexpr llvm::StringLiteral kNoPrefetch = "gdn.no_prefetch";
 inline constexpr llvm::StringLiteral kLoadStages = "gdn.load_stages";
 /// Argument attribute: a workspace between kernels, and its slot count.
 inline constexpr llvm::StringLiteral kWorkspace = "gdn.workspace";
+/// "heads" on a kernel whose grid x is the value heads, not the programs
+/// of a V-split (staged prepare-per=head's prepare kernel), and as an
+/// argument attribute on a workspace indexed by value head. Absent: the
+/// programs.
+inline constexpr llvm::StringLiteral kGridX = "gdn.grid_x";
 
 // Written by the GPU back end on each gpu.func kernel; read into the
 // artifact's manifest.

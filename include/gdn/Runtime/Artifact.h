@@ -64,6 +64,10 @@ struct Artifact {
   // 4: written only when a kernel takes tensor maps (parameters a format-3
   // runtime cannot encode); it refuses 4 as too new, not as malformed.
   static constexpr const char *kFormatTensorMaps = "gdn-artifact-4";
+  // 5: written only when a plan has a kernel or a workspace per value head
+  // (staged prepare-per=head): a format-4 runtime would launch that kernel
+  // over every program of a V-split, indexing heads past the last.
+  static constexpr const char *kFormatPerHead = "gdn-artifact-5";
   std::string chip = "sm_90a";
   int64_t blockSize = 256;
   KernelShape shape;

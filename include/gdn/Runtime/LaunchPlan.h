@@ -28,13 +28,19 @@ bool parseSlotAxis(const std::string &name, SlotAxis &axis);
 struct LaunchStep {
   std::string kernel;
   SlotAxis gridZ = SlotAxis::One;
+  /// Grid x is the value heads, not the programs of the plan's V-split
+  /// (staged prepare-per=head's prepare kernel).
+  bool perHead = false;
 };
 
-/// A buffer between kernels: [grid x, grid y, slots, tile...] elements.
+/// A buffer between kernels: [grid x, grid y, slots, tile...] elements;
+/// [value heads, grid y, slots, tile...] for one per head, which the
+/// programs of a V-split head share.
 struct WorkspaceSpec {
   DType dtype = DType::F32;
   std::vector<int64_t> tile; // empty: one scalar per slot
   SlotAxis slots = SlotAxis::Chunks;
+  bool perHead = false;
 };
 
 struct LaunchPlan {
@@ -58,6 +64,9 @@ struct LaunchPlan {
   /// was copied from, and (argument index, value) pairs flattened.
   std::string specializedFrom;
   std::vector<int64_t> boundArgs;
+
+  /// Whether a kernel or a workspace of the plan is per value head.
+  bool hasPerHead() const;
 
   /// The plan of an unscheduled entry: the entry itself, once.
   static LaunchPlan single(const std::string &entry);

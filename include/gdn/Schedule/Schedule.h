@@ -50,6 +50,13 @@ struct ScheduleOptions {
   // chunk first (FlashQLA's kkt_solve), and transition and replay load
   // them, so that the map composition holds no WY solve beside its map.
   std::string prepare = "inline";
+  // staged store=solve: what the prepare kernel's programs are. "program"
+  // runs one per program of the later kernels, each V-block of a head
+  // solving for itself. "head" runs one per value head, storing the
+  // solve's values that do not read the V rows (W and the inverse in
+  // gdn_chunked.mlir) once for all its V-blocks; the later kernels make
+  // the rest (U = Tm diag(beta) V) from them.
+  std::string preparePer = "program";
   // split-seq first-segment=run: segment 0's chunks (0: segmentChunks).
   // Segment 0's chunks take longer in transition than a map's, and the
   // program's last segment, which with replay=load then prepares its own

@@ -123,6 +123,70 @@ SmallVector<bool> ScanLowering::preparedFromSolve() {
   return result;
 }
 
+/// The values of `func` that depend on `root`: its users' results, and so
+/// on; an op with regions counts as a whole (all its results when anything
+/// in it reads such a value), and so does a call.
+static DenseSet<Value> dependents(func::FuncOp func, Value root) {
+  DenseSet<Value> out{root};
+  bool grew = true;
+  while (grew) { // ops with regions yield what their nested ops make
+    grew = false;
+    func.walk([&](Operation *op) {
+      auto reads = [&](Operation *o) {
+        return llvm::any_of(o->getOperands(),
+                            [&](Value v) { return out.contains(v); });
+      };
+      bool dep = reads(op);
+      if (!dep && op->getNumRegions())
+        op->walk([&](Operation *nested) { dep |= reads(nested); });
+      if (dep)
+        for (Value r : op->getResults())
+          grew |= out.insert(r).second;
+    });
+  }
+  return out;
+}
+
+FailureOr<SmallVector<OpResult>> ScanLowering::sharedSolveValues() {
+  ProgramRowsOp rows;
+  entry.walk([&](ProgramRowsOp op) { rows = op; });
+  if (!rows)
+    return original.emitOpError()
+           << "has no gdn.program_rows in @" << entry.getSymName()
+           << " to tell which values read the program's V rows; schedule '"
+           << opts.name << "' (prepare-per=head) needs it";
+  DenseSet<Value> readsRows = dependents(entry, rows.getFirstRow());
+  Block &prepare = original.getPrepare().front();
+  DenseSet<Value> solved;
+  SymbolTableCollection symbols;
+  markSolved(prepare, solved, symbols);
+  auto shareable = [&](Value v) {
+    return solved.contains(v) && !readsRows.contains(v);
+  };
+  SmallVector<OpResult> out;
+  for (Operation &op : prepare)
+    for (OpResult r : op.getResults()) {
+      if (!shareable(r))
+        continue;
+      // Stored where something made per program takes it: the stage's
+      // yield, or an op that reads the V rows.
+      bool needed = llvm::any_of(r.getUsers(), [&](Operation *user) {
+        Operation *top = prepare.findAncestorOpInBlock(*user);
+        return top->hasTrait<OpTrait::IsTerminator>() ||
+               llvm::any_of(top->getResults(),
+                            [&](Value t) { return !shareable(t); });
+      });
+      if (needed)
+        out.push_back(r);
+    }
+  if (out.empty())
+    return original.emitOpError()
+           << "prepares nothing from the WY solve that does not read the "
+              "program's V rows; schedule '"
+           << opts.name << "' (prepare-per=head) has nothing to share";
+  return out;
+}
+
 /// Adds to `computed` the values of `block` that computing the values
 /// already in it (those the block must produce) computes: walking back, an
 /// op runs when one of its results is computed, and then its operands (and
@@ -179,11 +243,13 @@ SmallVector<bool> ScanLowering::preparedAlongside(ArrayRef<bool> wanted) {
   return result;
 }
 
-unsigned ScanLowering::addWorkspace(Type tile, Type storage, GridZ slots) {
+unsigned ScanLowering::addWorkspace(Type tile, Type storage, GridZ slots,
+                                    bool perHead) {
   SmallVector<int64_t> shape(3, ShapedType::kDynamic);
   if (auto t = dyn_cast<RankedTensorType>(tile))
     llvm::append_range(shape, t.getShape());
-  workspaces.push_back({tile, storage, slots, MemRefType::get(shape, storage)});
+  workspaces.push_back(
+      {tile, storage, slots, perHead, MemRefType::get(shape, storage)});
   return workspaces.size() - 1;
 }
 
@@ -211,7 +277,7 @@ scanConsumers(ChunkScanOp scan,
 
 LogicalResult ScanLowering::addKernel(
     StringRef suffix, GridZ z,
-    function_ref<FailureOr<Value>(KernelBody &)> body) {
+    function_ref<FailureOr<Value>(KernelBody &)> body, bool perHead) {
   MLIRContext *ctx = entry.getContext();
   OpBuilder b(ctx);
   b.setInsertionPointAfter(insertAfter);
@@ -222,8 +288,12 @@ LogicalResult ScanLowering::addKernel(
     name += "__" + suffix.str();
   kernel.setSymName(name);
   for (const Workspace &w : workspaces) {
-    auto attrs = b.getDictionaryAttr(b.getNamedAttr(
-        gdn::attrs::kWorkspace, b.getStringAttr(gridZName(w.slots))));
+    SmallVector<NamedAttribute> marks{b.getNamedAttr(
+        gdn::attrs::kWorkspace, b.getStringAttr(gridZName(w.slots)))};
+    if (w.perHead)
+      marks.push_back(
+          b.getNamedAttr(gdn::attrs::kGridX, b.getStringAttr("heads")));
+    auto attrs = b.getDictionaryAttr(marks);
     if (failed(kernel.insertArgument(kernel.getNumArguments(), w.memref, attrs,
                                      kernel.getLoc())))
       return kernel.emitError("cannot append the workspace arguments");
@@ -248,10 +318,25 @@ LogicalResult ScanLowering::addKernel(
   if (opts.stages > 1)
     kernel->setAttr(gdn::attrs::kLoadStages, b.getI64IntegerAttr(opts.stages));
 
+  if (perHead) {
+    // Program x is value head x, and holds (as far as what it computes
+    // cares) the head's first rows.
+    kernel->setAttr(gdn::attrs::kGridX, b.getStringAttr("heads"));
+    SmallVector<ProgramRowsOp> rows;
+    kernel.walk([&](ProgramRowsOp op) { rows.push_back(op); });
+    for (ProgramRowsOp op : rows) {
+      b.setInsertionPoint(op);
+      Value head = ProgramIdOp::create(b, op.getLoc(), 0);
+      Value first = arith::ConstantIndexOp::create(b, op.getLoc(), 0);
+      op.getHead().replaceAllUsesWith(head);
+      op.getFirstRow().replaceAllUsesWith(first);
+      op.erase();
+    }
+  }
   ChunkScanOp scan;
   kernel.walk([&](ChunkScanOp op) { scan = op; });
   b.setInsertionPoint(scan);
-  KernelBody kb(b, scan, kernel, *this);
+  KernelBody kb(b, scan, kernel, *this, perHead);
   FailureOr<Value> result = body(kb);
   if (failed(result))
     return failure();
@@ -274,8 +359,18 @@ LogicalResult ScanLowering::addKernel(
 //===----------------------------------------------------------------------===//
 
 KernelBody::KernelBody(OpBuilder &b, ChunkScanOp scan, func::FuncOp kernel,
-                       ScanLowering &lowering)
-    : b(b), scan(scan), kernel(kernel), lowering(lowering) {}
+                       ScanLowering &lowering, bool perHead)
+    : b(b), scan(scan), kernel(kernel), lowering(lowering), perHead(perHead) {}
+
+Value KernelBody::head() {
+  if (perHead)
+    return programId(0);
+  ProgramRowsOp rows;
+  kernel.walk([&](ProgramRowsOp op) { rows = op; });
+  assert(rows && "a workspace per head in a kernel without gdn.program_rows "
+                 "(sharedSolveValues checks the entry has one)");
+  return rows.getHead();
+}
 
 Value KernelBody::programId(int axis) {
   return ProgramIdOp::create(b, loc(), axis);
@@ -289,9 +384,11 @@ Value KernelBody::f32(double value) {
   return arith::ConstantOp::create(b, loc(), b.getF32FloatAttr(value));
 }
 
-SmallVector<Value> KernelBody::inlineStage(Region &stage, ValueRange args) {
+SmallVector<Value> KernelBody::inlineStage(Region &stage, ValueRange args,
+                                           IRMapping *mapping) {
   Block &block = stage.front();
-  IRMapping map;
+  IRMapping local;
+  IRMapping &map = mapping ? *mapping : local;
   map.map(block.getArguments(), args);
   for (Operation &op : block.without_terminator())
     b.clone(op, map);
@@ -387,7 +484,7 @@ Value KernelBody::castElements(Value value, Type to) {
 void KernelBody::store(unsigned ws, Value slot, Value value) {
   const ScanLowering::Workspace &w = lowering.workspaces[ws];
   Value mem = kernel.getArgument(lowering.firstWorkspaceArg + ws);
-  SmallVector<Value> at{programId(0), programId(1), slot};
+  SmallVector<Value> at{w.perHead ? head() : programId(0), programId(1), slot};
   auto tile = dyn_cast<RankedTensorType>(value.getType());
   if (!tile) { // an f32 per slot
     memref::StoreOp::create(b, loc(), value, mem, at);
@@ -419,6 +516,44 @@ KernelBody::preparedWithLoads(Value c, ArrayRef<std::optional<unsigned>> stored,
   return values;
 }
 
+Value KernelBody::innerValue(OpResult value, IRMapping &mapping) {
+  // The op's place in the entry's prepare block is its place in this
+  // kernel's (the kernel began as a copy of the entry).
+  Block &original = lowering.original.getPrepare().front();
+  Block &mine = scan.getPrepare().front();
+  Operation *owner = value.getOwner();
+  unsigned index = std::distance(original.begin(), owner->getIterator());
+  Operation *copy = &*std::next(mine.begin(), index);
+  return mapping.lookup(copy->getResult(value.getResultNumber()));
+}
+
+SmallVector<Value> KernelBody::prepareAndGet(Value c,
+                                             ArrayRef<OpResult> wanted) {
+  IRMapping mapping;
+  inlineStage(scan.getPrepare(), c, &mapping);
+  SmallVector<Value> out;
+  for (OpResult v : wanted)
+    out.push_back(innerValue(v, mapping));
+  return out;
+}
+
+SmallVector<Value> KernelBody::preparedWithInnerLoads(
+    Value c, ArrayRef<std::pair<OpResult, unsigned>> stored, Value slot) {
+  SmallVector<Value> loaded;
+  for (auto [value, ws] : stored)
+    loaded.push_back(load(ws, slot));
+  IRMapping mapping;
+  SmallVector<Value> prepared = inlineStage(scan.getPrepare(), c, &mapping);
+  for (auto [entry, l] : llvm::zip(stored, loaded)) {
+    Value made = innerValue(entry.first, mapping);
+    made.replaceAllUsesWith(l);
+    for (Value &p : prepared)
+      if (p == made)
+        p = l;
+  }
+  return prepared;
+}
+
 void KernelBody::forThisChunk(function_ref<void(Value c, Value slot)> fn) {
   Value slot = programId(2);
   Value c = arith::AddIOp::create(b, loc(), lower(), slot);
@@ -430,7 +565,7 @@ void KernelBody::forThisChunk(function_ref<void(Value c, Value slot)> fn) {
 Value KernelBody::loadStored(unsigned ws, Value slot) {
   const ScanLowering::Workspace &w = lowering.workspaces[ws];
   Value mem = kernel.getArgument(lowering.firstWorkspaceArg + ws);
-  SmallVector<Value> at{programId(0), programId(1), slot};
+  SmallVector<Value> at{w.perHead ? head() : programId(0), programId(1), slot};
   auto tile = dyn_cast<RankedTensorType>(w.tile);
   if (!tile)
     return memref::LoadOp::create(b, loc(), mem, at);

@@ -8,7 +8,9 @@
 //
 // A workspace holds one tile (or one f32) per slot of each program: it is a
 // memref [grid x, grid y, slots, tile dims...], slots being chunks or
-// segments of the program's sequence. Every kernel of an entry takes every
+// segments of the program's sequence. A workspace *per head* is indexed by
+// value head instead of program ([HV, grid y, slots, ...]): the programs
+// of a V-split head share it (`staged prepare-per=head`). Every kernel of an entry takes every
 // workspace of the entry as trailing arguments (marked `gdn.workspace`);
 // the driver allocates them, poisoned, from the launch plan the kernels'
 // attributes describe (`gdn.entry`, `gdn.step`, `gdn.grid_z`).
@@ -24,6 +26,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+namespace mlir {
+class IRMapping;
+} // namespace mlir
+
 namespace mlir::gdn::schedule {
 
 /// What grid axis 2 of a kernel walks: nothing (size 1), the chunk slots
@@ -37,7 +43,7 @@ class ScanLowering;
 class KernelBody {
 public:
   KernelBody(OpBuilder &b, ChunkScanOp scan, func::FuncOp kernel,
-             ScanLowering &lowering);
+             ScanLowering &lowering, bool perHead);
 
   OpBuilder &builder() { return b; }
   Location loc() { return scan.getLoc(); }
@@ -64,6 +70,10 @@ public:
   /// body then returns a null value.
   LogicalResult storeFinal(Value state);
 
+  /// The value head this program works on: where a workspace per head is
+  /// indexed (gdn.program_rows' head; program_id 0 in a kernel per head).
+  Value head();
+
   /// This program's slot `slot` of workspace `ws`.
   void store(unsigned ws, Value slot, Value value);
   Value load(unsigned ws, Value slot);
@@ -73,6 +83,16 @@ public:
   SmallVector<Value> preparedWithLoads(Value c,
                                        ArrayRef<std::optional<unsigned>> stored,
                                        Value slot);
+  /// Chunk c's prepared values with the prepare stage's own values
+  /// `stored` (ScanLowering::sharedSolveValues) loaded, each from its
+  /// workspace's slot `slot`, in place of making them: what fed only them
+  /// is dead and removed.
+  SmallVector<Value>
+  preparedWithInnerLoads(Value c, ArrayRef<std::pair<OpResult, unsigned>> stored,
+                         Value slot);
+  /// Chunk c's prepare stage, inlined, and the values `wanted` (the prepare
+  /// stage's own values, in the entry's scan) as this kernel made them.
+  SmallVector<Value> prepareAndGet(Value c, ArrayRef<OpResult> wanted);
   /// In a kernel parallel over chunks (grid z = chunk slots): `fn(c, slot)`
   /// for chunk c = lower + program_id(2), when c < upper.
   void forThisChunk(function_ref<void(Value c, Value slot)> fn);
@@ -95,7 +115,11 @@ public:
   Value zeros(Type tileType);
 
 private:
-  SmallVector<Value> inlineStage(Region &stage, ValueRange args);
+  SmallVector<Value> inlineStage(Region &stage, ValueRange args,
+                                 IRMapping *mapping = nullptr);
+  /// This kernel's copy of `value`, a result of an op of the entry's
+  /// scan's prepare stage, under `mapping` (an inlining of that stage).
+  Value innerValue(OpResult value, IRMapping &mapping);
   /// `value` (a float tile) with the element type of `to`: extf, truncf,
   /// or both between two 16-bit types.
   Value castElements(Value value, Type to);
@@ -103,6 +127,7 @@ private:
   ChunkScanOp scan;
   func::FuncOp kernel;
   ScanLowering &lowering;
+  bool perHead;
 };
 
 class ScanLowering {
@@ -124,6 +149,14 @@ public:
   /// a gdn.tri_inverse (the WY solve), through the stage's ops and the
   /// functions it calls. `store=solve` stores only those between kernels.
   SmallVector<bool> preparedFromSolve();
+  /// The prepare stage's own values (results of the ops of its block, in
+  /// the entry's scan) that a kernel per value head can make once for all
+  /// the head's V-blocks and the later kernels load: those that depend on
+  /// the WY solve and not on the program's V rows (gdn.program_rows' first
+  /// row), where the stage yields them or an op that reads the V rows
+  /// takes them (W and the inverse Tm in gdn_chunked.mlir). Fails with a
+  /// diagnostic without gdn.program_rows or without such values.
+  FailureOr<SmallVector<OpResult>> sharedSolveValues();
   /// For each value the scan's prepare stage yields: whether preparing the
   /// values marked in `wanted` computes it too (it feeds them, or comes
   /// from an op that yields one), through the stage's ops and the
@@ -132,7 +165,8 @@ public:
 
   /// Declares a workspace for tiles of type `tile` (or an f32 scalar)
   /// stored as `storage` elements. Declare all before adding kernels.
-  unsigned addWorkspace(Type tile, Type storage, GridZ slots);
+  unsigned addWorkspace(Type tile, Type storage, GridZ slots,
+                        bool perHead = false);
 
   /// Marks the kernels added from now on as giving a program's chunk past
   /// a multiple of the segment length to segment 0
@@ -148,8 +182,11 @@ public:
   /// launched after the ones added before. `body` replaces the scan and
   /// returns the final state, or a null value when this kernel does not
   /// produce it (then whatever used the scan's result is dropped here).
+  /// With `perHead`, the kernel's grid x is the value heads (gdn.grid_x):
+  /// gdn.program_rows gives each program its head and row 0.
   LogicalResult addKernel(StringRef suffix, GridZ z,
-                          function_ref<FailureOr<Value>(KernelBody &)> body);
+                          function_ref<FailureOr<Value>(KernelBody &)> body,
+                          bool perHead = false);
 
   /// Removes the original entry once its kernels exist.
   void finish() { entry.erase(); }
@@ -160,6 +197,7 @@ private:
     Type tile;
     Type storage;
     GridZ slots;
+    bool perHead;
     Type memref;
   };
   func::FuncOp entry;

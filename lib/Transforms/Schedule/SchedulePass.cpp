@@ -22,6 +22,26 @@ using namespace mlir;
 using namespace mlir::gdn;
 
 namespace {
+/// gdn.program_rows as the arithmetic it names: blocks = ceil(rows /
+/// block), head = program / blocks, first row = (program mod blocks) *
+/// block. The schedule has read what it needed from the op by now.
+void expandProgramRows(ModuleOp module) {
+  SmallVector<ProgramRowsOp> ops;
+  module.walk([&](ProgramRowsOp op) { ops.push_back(op); });
+  for (ProgramRowsOp op : ops) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value blocks =
+        arith::CeilDivUIOp::create(b, loc, op.getRows(), op.getBlock());
+    Value head = arith::DivUIOp::create(b, loc, op.getProgram(), blocks);
+    Value blk = arith::RemUIOp::create(b, loc, op.getProgram(), blocks);
+    Value first = arith::MulIOp::create(b, loc, blk, op.getBlock());
+    op.getHead().replaceAllUsesWith(head);
+    op.getFirstRow().replaceAllUsesWith(first);
+    op.erase();
+  }
+}
+
 struct SchedulePass : public gdn::impl::GDNScheduleBase<SchedulePass> {
   using GDNScheduleBase::GDNScheduleBase;
   /// A schedule its caller parsed already (the compiler): the string
@@ -103,6 +123,7 @@ struct SchedulePass : public gdn::impl::GDNScheduleBase<SchedulePass> {
         return signalPassFailure();
       lowering.finish();
     }
+    expandProgramRows(module);
   }
 };
 } // namespace

@@ -30,14 +30,33 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
   SmallVector<std::optional<unsigned>> preparedWs;
   SmallVector<unsigned> stepWs;
   const bool onlySolved = lowering.options().store == "solve";
-  SmallVector<bool> solved = lowering.preparedFromSolve();
-  for (auto [t, fromSolve] : llvm::zip(scan.getPreparedTypes(), solved))
-    preparedWs.push_back(
-        !onlySolved || fromSolve
-            ? std::optional<unsigned>(
-                  lowering.addWorkspace(t, lowering.storageOf(t),
-                                        GridZ::Chunks))
-            : std::nullopt);
+  const bool perHead = lowering.options().preparePer == "head";
+  // prepare-per=head: the prepare stage's own values stored per head.
+  SmallVector<std::pair<OpResult, unsigned>> sharedWs;
+  if (perHead) {
+    FailureOr<SmallVector<OpResult>> shared = lowering.sharedSolveValues();
+    if (failed(shared))
+      return failure();
+    for (OpResult v : *shared)
+      sharedWs.push_back({v, lowering.addWorkspace(
+                                 v.getType(), lowering.storageOf(v.getType()),
+                                 GridZ::Chunks, /*perHead=*/true)});
+    preparedWs.assign(scan.getPreparedTypes().size(), std::nullopt);
+  } else {
+    SmallVector<bool> solved = lowering.preparedFromSolve();
+    for (auto [t, fromSolve] : llvm::zip(scan.getPreparedTypes(), solved))
+      preparedWs.push_back(
+          !onlySolved || fromSolve
+              ? std::optional<unsigned>(
+                    lowering.addWorkspace(t, lowering.storageOf(t),
+                                          GridZ::Chunks))
+              : std::nullopt);
+  }
+  // Chunk c's prepared values in a kernel after the prepare kernel.
+  auto prepared = [&](KernelBody &k, Value c, Value slot) {
+    return perHead ? k.preparedWithInnerLoads(c, sharedWs, slot)
+                   : k.preparedWithLoads(c, preparedWs, slot);
+  };
   unsigned stateWs = 0;
   if (separateOutput) {
     stateWs = lowering.addWorkspace(scan.getInit().getType(), f32, GridZ::Chunks);
@@ -52,14 +71,25 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
     return values;
   };
   if (failed(lowering.addKernel(
-          "prepare", GridZ::Chunks, [&](KernelBody &k) -> FailureOr<Value> {
+          "prepare", GridZ::Chunks,
+          [&](KernelBody &k) -> FailureOr<Value> {
             k.forThisChunk([&](Value c, Value slot) {
+              if (perHead) {
+                SmallVector<OpResult> values;
+                for (auto [v, w] : sharedWs)
+                  values.push_back(v);
+                for (auto [made, entry] :
+                     llvm::zip(k.prepareAndGet(c, values), sharedWs))
+                  k.store(entry.second, slot, made);
+                return;
+              }
               for (auto [w, v] : llvm::zip(preparedWs, k.prepare(c)))
                 if (w)
                   k.store(*w, slot, v);
             });
             return Value();
-          })))
+          },
+          perHead)))
     return failure();
 
   if (failed(lowering.addKernel(
@@ -69,7 +99,7 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
                   Value m = iters[0];
                   Value slot = arith::SubIOp::create(k.builder(), k.loc(), c,
                                                      k.lower());
-                  SmallVector<Value> chunk = k.preparedWithLoads(c, preparedWs, slot);
+                  SmallVector<Value> chunk = prepared(k, c, slot);
                   SmallVector<Value> next = k.step(c, chunk, m);
                   ArrayRef<Value> stepValues = ArrayRef<Value>(next).drop_front();
                   if (separateOutput) {
@@ -90,7 +120,7 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
   return lowering.addKernel(
       "output", GridZ::Chunks, [&](KernelBody &k) -> FailureOr<Value> {
         k.forThisChunk([&](Value c, Value slot) {
-          SmallVector<Value> chunk = k.preparedWithLoads(c, preparedWs, slot);
+          SmallVector<Value> chunk = prepared(k, c, slot);
           Value m = k.load(stateWs, slot);
           k.emit(c, chunk, m, loadAll(k, stepWs, slot));
         });
