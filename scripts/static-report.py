@@ -43,7 +43,7 @@ import tempfile
 # auto may pick beside the built-in names; "fused v-block=64 stages=2" loads
 # its token tiles by TMA. The first-segment=run schedule again with
 # prepare=separate: its kernels hold no WY solve beside a map or the state,
-# and spill nothing (bounds 0).
+# and spill nothing (bounds 0). staged prepare-per=head under a V-split.
 SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq", "fused v-block=64",
              "split-seq replay=load intermediates=bf16",
              "split-seq segment-chunks=14 replay=load intermediates=bf16 "
@@ -53,7 +53,10 @@ SCHEDULES = ["fused", "staged", "staged-bf16", "split-seq", "fused v-block=64",
              "prefetch=none",
              # The TMA load ring (two slots fit beside the V-split's
              # shared memory in every entry): its UTMALDG / SYNCS must stay.
-             "fused v-block=64 stages=2"]
+             "fused v-block=64 stages=2",
+             # One WY solve per value head for a V-split's programs.
+             "staged intermediates=bf16 output=with-state store=solve "
+             "prepare-per=head v-block=64"]
 # The back end with its default operands (bf16, what the benchmarks run),
 # and with tf32 operands.
 BACKENDS = ["tiles", "tiles-tf32"]
