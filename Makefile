@@ -132,7 +132,7 @@ runtime:
 # One artifact set per kernel shape the test matrix and the benchmark use
 # (the GPU defaults: register tiles, bf16 operands, an auto set), as
 # K:V:dtype[:state dtype] (a 16-bit state pool has kernels of its own).
-# K = 256 (FLA's layer default, V = 256 / 512): one artifact a set.
+# K = 256 (FLA's layer default, V = 256 / 512): two artifacts a set.
 ARTIFACT_SHAPES := 128:128:bf16 64:64:bf16 64:64:f16 64:128:bf16 128:64:bf16 \
                    128:128:f16 128:128:bf16:bf16 128:128:bf16:f16 \
                    256:256:bf16 256:256:f16 256:512:bf16

@@ -17,6 +17,9 @@ Workload run::workloadOf(const Problem &p) {
   Workload w;
   w.V = p.dims.V;
   w.K = p.dims.K;
+  w.valueHeads = p.dims.HV();
+  // As Launch.cpp sizes workspaces: a slot past the longest's chunks.
+  w.slotsPerHead = p.batch() * ((p.longestSequence() + 63) / 64 + 1);
   if (p.shapesOnly) {
     // A device call that leaves cu_seqlens unread (so that it can be
     // captured in a CUDA graph): the mean length stands for the longest.
@@ -48,7 +51,8 @@ withOneWarpgroupTwins(std::vector<AutoCandidate> candidates) {
   const size_t base = candidates.size();
   for (size_t i = 0; i < base; ++i) {
     AutoCandidate twin = candidates[i];
-    if (std::string(twin.name) == "fused-v-block-64")
+    if (std::string(twin.name) == "fused-v-block-64" ||
+        std::string(twin.name) == "staged-per-head")
       continue; // no V-split below V = 128
     twin.name = texts.emplace_back(std::string(twin.name) + "-wg1").c_str();
     twin.schedule =
@@ -64,6 +68,10 @@ const std::vector<AutoCandidate> &run::autoCandidates() {
   static const std::vector<AutoCandidate> candidates = withOneWarpgroupTwins({
       {"fused", "fused"},
       {"fused-v-block-64", "fused v-block=64"},
+      // Key heads above 128 only: one WY solve per value head, shared by
+      // its V-blocks of 64 (wideHeadPick).
+      {"staged-per-head", "staged intermediates=bf16 output=with-state "
+                          "store=solve prepare-per=head v-block=64"},
       // replay=load: replay reads the WY factors transition computed (bf16)
       // instead of computing them again; 4% to 6% faster on every split-seq
       // shape of bench/RESULTS.md, for 48 KB of workspace per chunk and
@@ -106,23 +114,45 @@ const std::vector<AutoCandidate> &run::autoCandidates() {
 
 static bool splitsV(int64_t V) { return V > 64 && V % 64 == 0; }
 
-/// K above 128: only `fused v-block=64` fits a block's shared memory at
-/// K = 256 (H100, 2026-12-06: `fused` asks 456 KB at V = 256, `fused
-/// v-block=128` 248 KB; the GPU allows 227 KB), and split-seq's kernels spill
-/// kilobytes there and take minutes to compile.
+/// K above 128: `fused` and `fused v-block=128` need more shared memory a
+/// block than the GPU has at K = 256 (H100, 2026-12-06: 456 KB and 248 KB at
+/// V = 256; the GPU allows 227 KB), and split-seq's kernels spill kilobytes
+/// there and take minutes to compile.
 static bool wideHead(int64_t K) { return K > 128; }
 
-/// The one candidate for a key head above 128, and why: what the rule picks
-/// and all an auto set for that head holds.
+/// Workspace bytes `staged-per-head` may take (W and Tm per value head,
+/// sequence and chunk slot, bf16): beyond it a call keeps `fused
+/// v-block=64`, which has none. FLA's own intermediates at 8 x 4096,
+/// K = 256 / V = 512 are 4.3 GB (its chunk states alone).
+static constexpr int64_t kPerHeadWorkspaceLimit = int64_t(8) << 30;
+
+static int64_t perHeadWorkspaceBytes(const Workload &w) {
+  return w.valueHeads * w.slotsPerHead * 64 * (w.K + 64) * 2;
+}
+
+/// The candidate for a key head above 128, and why: one of the two an auto
+/// set for that head holds.
 struct WideHeadPick {
   const char *name;
-  const char *why;
+  std::string why;
 };
-static WideHeadPick wideHeadPick(int64_t V) {
-  if (V % 64 == 0)
-    return {"fused-v-block-64",
-            "a key head above 128 fits on chip in V-blocks of 64"};
-  return {"fused", "a key head above 128 and no V-block of 64 divides V"};
+static WideHeadPick wideHeadPick(const Workload &w) {
+  if (w.V % 64 != 0)
+    return {"fused", "a key head above 128 and no V-block of 64 divides V"};
+  // H100, 2026-12-07 (bench/RESULTS.md), H=16 HV=32 K=256, paged call:
+  // V=256 1 x 16384 2.352 ms against fused v-block=64's 2.727, 8 x 4096
+  // 4.889 against 5.416; V=512 4.330 / 5.371 and 8.752 / 10.828.
+  const int64_t bytes = perHeadWorkspaceBytes(w);
+  if (bytes <= kPerHeadWorkspaceLimit)
+    return {"staged-per-head",
+            "a key head above 128: one WY solve per value head for its "
+            "V-blocks of 64 (" +
+                std::to_string(bytes >> 20) + " MiB of workspace)"};
+  return {"fused-v-block-64",
+          "a key head above 128 in V-blocks of 64; staged-per-head would "
+          "take " +
+              std::to_string(bytes >> 20) + " MiB of workspace, over " +
+              std::to_string(kPerHeadWorkspaceLimit >> 20)};
 }
 
 /// Key and value heads of at most 64 each. One warpgroup holds such a
@@ -134,7 +164,10 @@ static bool smallHead(int64_t K, int64_t V) { return K <= 64 && V <= 64; }
 bool run::candidateApplies(const AutoCandidate &c, int64_t K, int64_t V) {
   const std::string name = c.name;
   if (wideHead(K))
-    return name == wideHeadPick(V).name;
+    return V % 64 == 0 ? name == "staged-per-head" || name == "fused-v-block-64"
+                       : name == "fused";
+  if (name == "staged-per-head")
+    return false;
   if (c.warpgroups == 1 && !smallHead(K, V))
     return false;
   return name != "fused-v-block-64" || splitsV(V);
@@ -296,10 +329,8 @@ static ScheduleChoice chooseForSlots(const Workload &w, int64_t sms,
 
 ScheduleChoice run::chooseSchedule(const Workload &w, int64_t sms) {
   if (wideHead(w.K)) {
-    // H100, 2026-12-06 (bench/RESULTS.md): the only candidate that launches
-    // at K = 256 (V = 256 and 512); the V-split also gives 1 x 16384 at
-    // HV = 32 its 128 programs.
-    const WideHeadPick wide = wideHeadPick(w.V);
+    // The V-split also gives 1 x 16384 at HV = 32 its 128 programs.
+    const WideHeadPick wide = wideHeadPick(w);
     ScheduleChoice c;
     c.pick = candidate(wide.name);
     c.why = workloadLine(w, sms, "SMs") + ", K=" + std::to_string(w.K) +

@@ -149,26 +149,43 @@ TEST(AutoSchedule, PicksOnlyWhatAnAutoSetHolds) {
         }
 }
 
-TEST(AutoSchedule, WideKeyHeadsSplitVInBlocksOf64) {
-  // K = 256 (H100, 2026-12-06): `fused` and `fused v-block=128` need more
-  // shared memory a block than the GPU has; `fused v-block=64` runs at
-  // every shape, whatever the programs and lengths.
+TEST(AutoSchedule, WideKeyHeadsShareTheSolveOfTheirVBlocks) {
+  // K = 256 (H100, 2026-12-07): `staged-per-head` (one WY solve per value
+  // head, V-blocks of 64) at every shape whose workspaces stay within the
+  // limit; `fused v-block=64` (no workspaces) beyond it. `fused` and
+  // `fused v-block=128` need more shared memory than the GPU has.
   for (int64_t V : {64, 256, 512})
     for (int64_t programs : {0, 8, 32, 256})
       for (int64_t longest : {1, 16384}) {
         Workload w{programs, longest, V, 256};
-        EXPECT_EQ(std::string(chooseSchedule(w, 132).pick->schedule),
-                  "fused v-block=64")
+        EXPECT_EQ(std::string(chooseSchedule(w, 132).pick->name),
+                  "staged-per-head")
             << V << " " << programs << " " << longest;
       }
+  // 8 x 4096 from device tensors (workspaces for all T tokens a
+  // sequence): 32 heads x 8 x 513 slots x 40 KB, 5 GiB, within the limit.
+  Workload eight{256, 4096, 256, 256, 8 * 513, 32};
+  ScheduleChoice c = chooseSchedule(eight, 132);
+  EXPECT_EQ(std::string(c.pick->name), "staged-per-head");
+  EXPECT_NE(c.why.find("5130 MiB"), std::string::npos) << c.why;
+  // 48 sequences of 206,782 tokens from device tensors: 194 GiB; the rule
+  // keeps the V-split without workspaces and says why.
+  Workload many{48 * 32, 4308, 256, 256, 48 * (206782 / 64 + 2), 32};
+  c = chooseSchedule(many, 132);
+  EXPECT_EQ(std::string(c.pick->schedule), "fused v-block=64");
+  EXPECT_NE(c.why.find("over 8192"), std::string::npos) << c.why;
   Workload odd{32, 16384, 100, 256};
   EXPECT_EQ(std::string(chooseSchedule(odd, 132).pick->schedule), "fused");
-  // An auto set for a wide head holds that one candidate (and compiles in
-  // seconds: no split-seq member).
+  // An auto set for a wide head holds those two candidates (and compiles
+  // in seconds: no split-seq member); heads of 128 or less never get it.
   int held = 0;
-  for (const AutoCandidate &c : autoCandidates())
+  for (const AutoCandidate &c : autoCandidates()) {
     held += candidateApplies(c, 256, 512);
-  EXPECT_EQ(held, 1);
+    if (std::string(c.name) == "staged-per-head")
+      for (int64_t K : {32, 64, 128})
+        EXPECT_FALSE(candidateApplies(c, K, 128)) << K;
+  }
+  EXPECT_EQ(held, 2);
   // K = 128 keeps the rule measured on it.
   EXPECT_EQ(std::string(chooseSchedule(Workload{256, 4096, 128, 128}, 132)
                             .pick->schedule),
@@ -284,7 +301,11 @@ gdn::run::Problem deviceProblem(int64_t sequences, int64_t tokens,
 TEST(AutoSchedule, EveryCandidateParses) {
   for (const AutoCandidate &c : autoCandidates()) {
     const mlir::gdn::ScheduleOptions &o = candidateSchedule(c);
-    EXPECT_EQ(o.kind, c.segmentChunks ? "split-seq" : "fused") << c.name;
+    const std::string name = c.name;
+    EXPECT_EQ(o.kind, c.segmentChunks            ? "split-seq"
+                      : name == "staged-per-head" ? "staged"
+                                                  : "fused")
+        << c.name;
     EXPECT_EQ(o.segmentChunks, c.segmentChunks ? c.segmentChunks : 16)
         << c.name;
     EXPECT_EQ(o.firstSegmentChunks, c.firstSegmentChunks) << c.name;

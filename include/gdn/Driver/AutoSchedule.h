@@ -30,6 +30,11 @@ struct Workload {
                              // mean where the lengths are not read)
   int64_t V = 128;           // value head size
   int64_t K = 128;           // key head size
+  // Chunk slots a workspace per value head has for each head, as the
+  // launch sizes them: sequences B x slots of the longest (all T tokens
+  // where the lengths are not read); 0: not known.
+  int64_t slotsPerHead = 0;
+  int64_t valueHeads = 0;    // HV
 };
 Workload workloadOf(const Problem &problem);
 
