@@ -19,8 +19,9 @@
 #
 # device (the GPU host: CUDA driver, python3 with torch and numpy; no LLVM)
 #   Runs the PARTS (comma-separated; default matrix,events,python):
-#     matrix  bench/gpu-matrix.sh: 33 cases against the float64 reference,
-#             then compute-sanitizer memcheck and racecheck on a small case
+#     matrix  bench/gpu-matrix.sh: 37 cases against the float64 reference,
+#             then compute-sanitizer memcheck and racecheck on two small
+#             cases (K = 64 and K = 256)
 #             (none with --no-sanitize)
 #     events  gdn-run, CUDA events (median of 10 after 2 warm-ups), each
 #             shape as a pool call and as a paged call (page 256, a

@@ -69,6 +69,12 @@ case_ hazard-qk-1e4 "${S[@]}" --seqlens 200 --qk-scale 1e4
 case_ k64-one-warpgroup-fused --heads 4 --value-heads 136 --head-dim 64 --seqlens 130
 case_ k64-one-warpgroup-split-seq --heads 16 --value-heads 32 --head-dim 64 --seqlens 8192
 case_ k64-one-warpgroup-run-first --heads 1 --value-heads 66 --head-dim 64 --seqlens 4096
+# K = 256 (FLA's layer default head size): auto's one WY solve per value
+# head over V-blocks of 64 (staged-per-head), heads sharing a q / k head.
+case_ k256-v256-pool --interface pool --heads 2 --value-heads 4 --head-dim 256 --seqlens 300,65,1
+case_ k256-v256-paged --heads 2 --value-heads 4 --head-dim 256 --seqlens 300,65,1 --prefixes 0,77,300
+case_ k256-v256-f16 --heads 1 --value-heads 2 --head-dim 256 --seqlens 200,70 --prefixes 0,64 --dtype f16
+case_ k256-v512-paged --heads 1 --value-heads 2 --head-dim-k 256 --head-dim-v 512 --seqlens 130,1 --prefixes 256,0
 case_ default-problem
 echo
 echo "$table" | tee "$LOG/table.md"
@@ -79,6 +85,12 @@ if command -v compute-sanitizer > /dev/null; then
       --artifacts "$ART" --warmup 0 --repeat 0 "${S[@]}" --seqlens 70,20 \
       --prefixes 0,300 > "$LOG/sanitizer-$tool.log" 2>&1
     echo "compute-sanitizer $tool: rc $? ($(grep -E 'ERROR SUMMARY|verdict' "$LOG/sanitizer-$tool.log" | tr '\n' ' '))"
+    # K = 256: the per-head prepare kernel and the serial kernel after it.
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$RUN" --backend cuda \
+      --artifacts "$ART" --warmup 0 --repeat 0 --heads 1 --value-heads 2 \
+      --head-dim 256 --seqlens 70,20 --prefixes 0,300 \
+      > "$LOG/sanitizer-$tool-k256.log" 2>&1
+    echo "compute-sanitizer $tool, K = 256: rc $? ($(grep -E 'ERROR SUMMARY|verdict' "$LOG/sanitizer-$tool-k256.log" | tr '\n' ' '))"
   done
 fi
 echo "failed cases: $fails"
