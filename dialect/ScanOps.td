@@ -35,6 +35,17 @@ def GDN_ChunkScanOp : GDN_Op<"chunk_scan", [
       generic `B1 B2`. The verifier tells the forms apart by the argument
       count and checks the map's types.
 
+    `slots from %base` (optional) numbers the program's chunks among the
+    whole call's: chunk `c` is the call's chunk slot `%base + (c - lower)`,
+    distinct for every program of a V-split head and sequence. A schedule
+    then gives its chunk workspaces one slot axis for the call (`ceil(T /
+    C) + 2 B + 1` slots, T the call's tokens, B its sequences: the runtime's
+    `call-chunks` axis) instead of one per sequence as long as the longest
+    (`B x slots`), which at many sequences of unknown length is most of
+    the memory. Without it, workspaces are per sequence. `gdn_chunked.mlir`
+    passes `floor(t0 / C) + 2 b`, t0 the sequence's first token: a paged
+    sequence of n new tokens spans at most `floor(n / C) + 2` chunks.
+
     `prepare` and `transition` may read memory but not write it. Every
     region may use values defined above the op. The result is the state
     after the last chunk (`init` when there is none).
@@ -57,12 +68,13 @@ def GDN_ChunkScanOp : GDN_Op<"chunk_scan", [
     }
     ```
   }];
-  let arguments = (ins Index:$lower, Index:$upper, GDN_F32Matrix:$init);
+  let arguments = (ins Index:$lower, Index:$upper, GDN_F32Matrix:$init,
+                       Optional<Index>:$slotBase);
   let results = (outs GDN_F32Matrix:$result);
   let regions = (region SizedRegion<1>:$prepare, SizedRegion<1>:$step,
                         SizedRegion<1>:$emit, AnyRegion:$transition);
   let assemblyFormat = [{
-    $lower `to` $upper `init` `(` $init `:` type($init) `)` attr-dict-with-keyword
+    $lower `to` $upper (`slots` `from` $slotBase^)? `init` `(` $init `:` type($init) `)` attr-dict-with-keyword
     `prepare` $prepare `step` $step `emit` $emit (`transition` $transition^)?
   }];
   let hasVerifier = 1;

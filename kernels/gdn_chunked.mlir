@@ -209,6 +209,20 @@ func.func private @pool_chunk_rows(%c: index, %t0: index, %t1: index)
   return %t, %n : index, index
 }
 
+// The first of sequence b's chunk slots among the call's (gdn.chunk_scan's
+// `slots from`): floor(t0 / C) + 2 b, t0 its first token in q / k / v. A
+// sequence of n tokens spans at most floor(n / C) + 2 chunks (one more
+// where paged chunks start before its first new token), so no two
+// sequences share a slot and the call has at most ceil(T / C) + 2 B + 1.
+func.func private @first_call_slot(%t0: index, %b: index) -> index {
+  %C = func.call @chunk_size() : () -> index
+  %c2 = arith.constant 2 : index
+  %chunks = arith.divui %t0, %C : index
+  %b2 = arith.muli %b, %c2 : index
+  %slot = arith.addi %chunks, %b2 : index
+  return %slot : index
+}
+
 // Paged chunk c covers absolute positions [C c, C c + C) clipped to the
 // new tokens [p, L): first token t (in q / k / v), row count n, end e.
 func.func private @paged_chunk_rows(%c: index, %p: index, %L: index, %t0: index)
@@ -268,7 +282,8 @@ func.func @gdn_pool(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     %len = arith.subi %t1, %t0 : index
     %len_up = arith.addi %len, %last_row : index
     %nc = arith.divui %len_up, %C : index
-    %m_out = gdn.chunk_scan %c0 to %nc init(%m_in : !state)
+    %slot0 = func.call @first_call_slot(%t0, %b) : (index, index) -> index
+    %m_out = gdn.chunk_scan %c0 to %nc slots from %slot0 init(%m_in : !state)
     prepare {
     ^bb0(%c: index):
       %t, %n = func.call @pool_chunk_rows(%c, %t0, %t1) : (index, index, index) -> (index, index)
@@ -394,7 +409,8 @@ func.func @gdn_paged(%qm: !qk_mem, %km: !qk_mem, %vm: !v_mem,
     %c_first = arith.divui %p, %C : index
     %L_up = arith.addi %L, %last_row : index
     %c_end = arith.divui %L_up, %C : index
-    %m_out = gdn.chunk_scan %c_first to %c_end init(%m_in : !state)
+    %slot0 = func.call @first_call_slot(%t0, %b) : (index, index) -> index
+    %m_out = gdn.chunk_scan %c_first to %c_end slots from %slot0 init(%m_in : !state)
     prepare {
     ^bb0(%c: index):
       %t, %n, %e = func.call @paged_chunk_rows(%c, %p, %L, %t0)

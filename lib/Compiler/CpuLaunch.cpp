@@ -21,11 +21,11 @@ double since(std::chrono::steady_clock::time_point t) {
 
 Status gdn::runEntryOnCpu(CPUKernel &kernel, const std::string &entry,
                           std::vector<KernelArg> args, Grid programs,
-                          int64_t chunkSlots, int threads,
+                          ChunkSlots slots, int threads,
                           CpuCallTimes *times) {
   std::vector<PlannedLaunch> launches;
   std::vector<KernelArg> workspaces;
-  if (Status s = planCall(kernel.plan(entry), programs, chunkSlots, launches,
+  if (Status s = planCall(kernel.plan(entry), programs, slots, launches,
                           workspaces);
       !s.ok())
     return s;

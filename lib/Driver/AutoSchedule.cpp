@@ -2,6 +2,7 @@
 
 #include "gdn/Driver/AutoSchedule.h"
 #include "gdn/Runtime/KernelArgs.h"
+#include "gdn/Runtime/LaunchPlan.h"
 #include "gdn/Runtime/Segments.h"
 
 #include <algorithm>
@@ -18,14 +19,15 @@ Workload run::workloadOf(const Problem &p) {
   w.V = p.dims.V;
   w.K = p.dims.K;
   w.valueHeads = p.dims.HV();
-  // As Launch.cpp sizes workspaces: a slot past the longest's chunks.
-  w.slotsPerHead = p.batch() * ((p.longestSequence() + 63) / 64 + 1);
+  // As Launch.cpp sizes workspaces over the call's chunks.
+  w.slotsPerHead =
+      chunkSlotsFor(p.longestSequence(), p.dims.T, p.batch(), 64).call;
   if (p.shapesOnly) {
     // A device call that leaves cu_seqlens unread (so that it can be
     // captured in a CUDA graph): the mean length stands for the longest.
     // Exact for even batches; a skewed one gets shorter segments than it
     // could use (a few blocks past one wave), never a wrong result: grids
-    // and workspaces are still sized for all T tokens (Launch.cpp).
+    // are still sized for all T tokens in a sequence (Launch.cpp).
     int64_t sequences = std::max<int64_t>(p.batch(), 1);
     w.longestTokens = (p.dims.T + sequences - 1) / sequences;
     w.programs = p.batch() * p.dims.HV();
@@ -120,8 +122,8 @@ static bool splitsV(int64_t V) { return V > 64 && V % 64 == 0; }
 /// there and take minutes to compile.
 static bool wideHead(int64_t K) { return K > 128; }
 
-/// Workspace bytes `staged-per-head` may take (W and Tm per value head,
-/// sequence and chunk slot, bf16): beyond it a call keeps `fused
+/// Workspace bytes `staged-per-head` may take (W and Tm per value head and
+/// chunk slot of the call, bf16): beyond it a call keeps `fused
 /// v-block=64`, which has none. FLA's own intermediates at 8 x 4096,
 /// K = 256 / V = 512 are 4.3 GB (its chunk states alone).
 static constexpr int64_t kPerHeadWorkspaceLimit = int64_t(8) << 30;

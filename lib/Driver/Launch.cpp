@@ -31,10 +31,8 @@ Status run::prepareCall(Problem &p, HostTensor &o, PreparedCall &call) {
   call = PreparedCall();
   call.shape = shapeOf(p);
   call.grid = Grid{d.HV(), p.batch(), 1};
-  // Paged chunks are aligned to absolute positions: one more may start
-  // before a sequence's first new token.
-  call.chunkSlots =
-      (p.longestSequence() + call.shape.chunk - 1) / call.shape.chunk + 1;
+  call.chunkSlots = chunkSlotsFor(p.longestSequence(), p.dims.T,
+                                  p.batch(), call.shape.chunk);
   // Device calls bring their own output.
   o = p.shapesOnly ? HostTensor() : HostTensor::zeros(t["v"].dtype, t["v"].shape);
   o.dtype = t["v"].dtype;

@@ -213,7 +213,15 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
       std::any_of(a.plans.begin(), a.plans.end(), [](const auto &p) {
         return p.second.hasPerHead();
       });
-  json m = {{"format", perHead        ? Artifact::kFormatPerHead
+  const bool callChunks =
+      std::any_of(a.plans.begin(), a.plans.end(), [](const auto &p) {
+        return std::any_of(p.second.workspaces.begin(),
+                           p.second.workspaces.end(), [](const auto &w) {
+                             return w.slots == SlotAxis::CallChunks;
+                           });
+      });
+  json m = {{"format", callChunks     ? Artifact::kFormatCallChunks
+                       : perHead      ? Artifact::kFormatPerHead
                        : tensorMaps   ? Artifact::kFormatTensorMaps
                        : firstSegment ? Artifact::kFormatFirstSegment
                                       : Artifact::kFormat},
@@ -242,10 +250,10 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
 
 Status gdn::planArtifactCall(const Artifact &artifact, const std::string &entry,
                              const std::vector<KernelArg> &args, Grid programs,
-                             int64_t chunkSlots, ArtifactLaunch &launch) {
+                             ChunkSlots slots, ArtifactLaunch &launch) {
   launch.entry = artifact.entryFor(entry, args);
   launch.plan = artifact.planFor(launch.entry);
-  return planCall(launch.plan, programs, chunkSlots, launch.launches,
+  return planCall(launch.plan, programs, slots, launch.launches,
                   launch.workspaces);
 }
 
@@ -260,20 +268,22 @@ Status gdn::readArtifact(const std::string &dir, Artifact &a) {
   };
   if (m.is_discarded() || !m.is_object())
     return bad("not a JSON object");
+  // Newest first, as the refusal lists them.
+  const char *const formats[] = {
+      Artifact::kFormatCallChunks, Artifact::kFormatPerHead,
+      Artifact::kFormatTensorMaps, Artifact::kFormatFirstSegment,
+      Artifact::kFormat,           Artifact::kFormatWithoutVSplit};
   if (!m.contains("format") ||
-      (m["format"] != Artifact::kFormat &&
-       m["format"] != Artifact::kFormatWithoutVSplit &&
-       m["format"] != Artifact::kFormatFirstSegment &&
-       m["format"] != Artifact::kFormatTensorMaps &&
-       m["format"] != Artifact::kFormatPerHead))
+      std::none_of(std::begin(formats), std::end(formats),
+                   [&](const char *f) { return m["format"] == f; })) {
+    std::string known;
+    for (const char *f : formats)
+      known += std::string(known.empty() ? "" : ", ") + f;
     return bad("key 'format' is " +
                (m.contains("format") ? m["format"].dump() : "missing") +
-               "; this runtime reads " + Artifact::kFormatPerHead + ", " +
-               Artifact::kFormatTensorMaps + ", " +
-               Artifact::kFormatFirstSegment + ", " + Artifact::kFormat +
-               " and " +
-               Artifact::kFormatWithoutVSplit +
+               "; this runtime reads " + known +
                " (rebuild the artifact with gdn-run --emit artifact)");
+  }
   auto getInt = [&](const json &o, const char *key, int64_t &out) {
     if (!o.is_object() || !o.contains(key) || !o[key].is_number_integer())
       return false;

@@ -12,17 +12,26 @@ const char *gdn::slotAxisName(SlotAxis axis) {
   case SlotAxis::One: return "one";
   case SlotAxis::Chunks: return "chunks";
   case SlotAxis::Segments: return "segments";
+  case SlotAxis::CallChunks: return "call-chunks";
   }
   return "?";
 }
 
 bool gdn::parseSlotAxis(const std::string &name, SlotAxis &axis) {
-  for (SlotAxis a : {SlotAxis::One, SlotAxis::Chunks, SlotAxis::Segments})
+  for (SlotAxis a : {SlotAxis::One, SlotAxis::Chunks, SlotAxis::Segments,
+                     SlotAxis::CallChunks})
     if (name == slotAxisName(a)) {
       axis = a;
       return true;
     }
   return false;
+}
+
+ChunkSlots gdn::chunkSlotsFor(int64_t longestTokens, int64_t tokens,
+                              int64_t sequences, int64_t chunk) {
+  auto chunks = [&](int64_t n) { return (std::max<int64_t>(n, 0) + chunk - 1) / chunk; };
+  return {chunks(longestTokens) + 1,
+          chunks(tokens) + 2 * std::max<int64_t>(sequences, 0) + 1};
 }
 
 LaunchPlan LaunchPlan::single(const std::string &entry) {
@@ -82,7 +91,7 @@ std::string gdn::describeBoundArgs(const LaunchPlan &plan,
   return out;
 }
 
-Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
+Status gdn::planCall(const LaunchPlan &plan, Grid base, ChunkSlots slots,
                      std::vector<PlannedLaunch> &launches,
                      std::vector<KernelArg> &workspaces) {
   if (plan.steps.empty())
@@ -96,7 +105,7 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
   // or workspace per head, one.
   const int64_t heads = base.x;
   base.x *= plan.programsPerHead;
-  chunkSlots = std::max<int64_t>(chunkSlots, 1);
+  const int64_t chunkSlots = std::max<int64_t>(slots.longest, 1);
   // The slot past ceil(tokens / 64) holds at most a paged call's chunk that
   // starts before its first new token. Where the kernels give a program's
   // chunk past a multiple of the segment length to segment 0
@@ -116,12 +125,16 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
   const int64_t segments = segmentCount(segmentSlots, plan.segmentChunks,
                                         plan.firstSegmentChunks);
   auto extent = [&](SlotAxis axis) {
-    return axis == SlotAxis::One      ? int64_t(1)
-           : axis == SlotAxis::Chunks ? chunkSlots
-                                      : segments;
+    return axis == SlotAxis::One          ? int64_t(1)
+           : axis == SlotAxis::Chunks     ? chunkSlots
+           : axis == SlotAxis::CallChunks ? std::max<int64_t>(slots.call, 1)
+                                          : segments;
   };
   launches.clear();
   for (const LaunchStep &step : plan.steps) {
+    if (step.gridZ == SlotAxis::CallChunks)
+      return Status::error("kernel " + step.kernel +
+                           ": grid z cannot walk the call's chunks");
     Grid g = base;
     if (step.perHead)
       g.x = heads;
@@ -135,7 +148,8 @@ Status gdn::planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
   workspaces.clear();
   for (size_t i = 0; i < plan.workspaces.size(); ++i) {
     const WorkspaceSpec &w = plan.workspaces[i];
-    std::vector<int64_t> shape{w.perHead ? heads : base.x, base.y,
+    std::vector<int64_t> shape{w.perHead ? heads : base.x,
+                               w.slots == SlotAxis::CallChunks ? 1 : base.y,
                                extent(w.slots)};
     shape.insert(shape.end(), w.tile.begin(), w.tile.end());
     workspaces.push_back(KernelArg::workspace(

@@ -11,7 +11,7 @@
 
 // RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-schedule=schedule=staged | FileCheck %s --check-prefix=STAGED
 // STAGED: func.func @gdn_pool__prepare(
-// STAGED-SAME: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x64xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"})
+// STAGED-SAME: memref<?x?x?x64x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x64xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "call-chunks"})
 // STAGED-SAME: gdn.grid_z = "chunks"{{.*}}gdn.step = 0
 // STAGED: func.func @gdn_pool__state({{.*}}gdn.grid_z = "one"{{.*}}gdn.step = 1
 // STAGED: func.func @gdn_pool__output({{.*}}gdn.grid_z = "chunks"{{.*}}gdn.step = 2
@@ -23,8 +23,8 @@
 // take exponentials of its differences; in bf16 a state's error was 8e-3).
 // RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-schedule=schedule=staged-bf16 | FileCheck %s --check-prefix=BF16
 // BF16: func.func @gdn_pool__prepare(
-// BF16-SAME: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}
-// BF16-SAME: memref<?x?x?x64xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// BF16-SAME: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}
+// BF16-SAME: memref<?x?x?x64xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
 
 // RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-schedule=schedule=split-seq | FileCheck %s --check-prefix=SPLIT
 // SPLIT: func.func @gdn_pool__transition(
@@ -41,15 +41,15 @@
 // as with store=solve.
 // RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16}' | FileCheck %s --check-prefix=LOAD-ALL
 // LOAD-ALL: func.func @gdn_pool__transition(
-// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
 // LOAD-ALL: func.func @gdn_pool__replay(
-// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
 // RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16 store=solve}' | FileCheck %s --check-prefix=LOAD-SOLVE
 // LOAD-SOLVE: func.func @gdn_pool__transition(
-// LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
 // LOAD-SOLVE-SAME: gdn.schedule = "split-seq segment-chunks=16 replay=load intermediates=bf16 store=solve"
 // LOAD-SOLVE: func.func @gdn_pool__replay(
-// LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
 // LOAD-SOLVE-SAME: gdn.step = 1
 
 // store=solve: only W and U (the values of the WY solve) cross from the
@@ -57,10 +57,10 @@
 // and gamma again from its inputs, and none of the solve.
 // RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={staged intermediates=bf16 output=with-state store=solve}' | FileCheck %s --check-prefix=SOLVE
 // SOLVE: func.func @gdn_pool__prepare(
-// SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
 // SOLVE-SAME: gdn.schedule = "staged intermediates=bf16 output=with-state store=solve"
 // SOLVE: func.func @gdn_pool__state(
-// SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
+// SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
 // SOLVE:   scf.for
 // SOLVE:     call @chunk_solve(
 // SOLVE:     gdn.tile_load {{.*}} : memref<?x?x?x64x128xbf16> -> tensor<64x128xbf16>
@@ -78,17 +78,22 @@
 // RUN: gdn-run --emit tile --schedule "staged intermediates=bf16 output=with-state store=solve prepare-per=head v-block=64" --seqlens 1 -o %t.vblock64.mlir
 // RUN: gdn-opt %t.vblock64.mlir '--gdn-schedule=schedule={staged intermediates=bf16 output=with-state store=solve prepare-per=head v-block=64}' | FileCheck %s --check-prefix=PER-HEAD
 // PER-HEAD: func.func @gdn_pool__prepare(
-// PER-HEAD-SAME: %[[W:[a-z0-9]+]]: memref<?x?x?x64x128xbf16> {gdn.grid_x = "heads", gdn.workspace = "chunks"}, %[[TM:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.grid_x = "heads", gdn.workspace = "chunks"})
+// PER-HEAD-SAME: %[[W:[a-z0-9]+]]: memref<?x?x?x64x128xbf16> {gdn.grid_x = "heads", gdn.workspace = "call-chunks"}, %[[TM:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.grid_x = "heads", gdn.workspace = "call-chunks"})
 // PER-HEAD-SAME: gdn.grid_x = "heads", gdn.grid_z = "chunks"
 // PER-HEAD-NOT: gdn.program_rows
 // PER-HEAD:     %[[HEAD:.*]] = gdn.program_id 0
+// The call's chunk slots: (head, 0, the sequence's first slot + the chunk's).
+// PER-HEAD:     %[[BASE:.*]] = func.call @first_call_slot(
+// PER-HEAD:     %[[CHUNK:.*]] = gdn.program_id 2
 // PER-HEAD:     %[[SOLVED:.*]]:6 = func.call @chunk_solve(
 // PER-HEAD:     %[[X:.*]] = gdn.program_id 0
-// PER-HEAD:     gdn.tile_store %{{.*}}, %[[W]][%[[X]],
+// PER-HEAD:     %[[Y:.*]] = arith.constant 0 : index
+// PER-HEAD:     %[[SLOT:.*]] = arith.addi %[[BASE]], %[[CHUNK]] : index
+// PER-HEAD:     gdn.tile_store %{{.*}}, %[[W]][%[[X]], %[[Y]], %[[SLOT]],
 // PER-HEAD:     %[[X2:.*]] = gdn.program_id 0
 // PER-HEAD:     gdn.tile_store %{{.*}}, %[[TM]][%[[X2]],
 // PER-HEAD: func.func @gdn_pool__state(
-// PER-HEAD-SAME: %[[W:[a-z0-9]+]]: memref<?x?x?x64x128xbf16> {gdn.grid_x = "heads", gdn.workspace = "chunks"}, %[[TM:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.grid_x = "heads", gdn.workspace = "chunks"})
+// PER-HEAD-SAME: %[[W:[a-z0-9]+]]: memref<?x?x?x64x128xbf16> {gdn.grid_x = "heads", gdn.workspace = "call-chunks"}, %[[TM:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.grid_x = "heads", gdn.workspace = "call-chunks"})
 // PER-HEAD-NOT: gdn.grid_x = "heads", gdn.grid_z
 // PER-HEAD:     %[[P:.*]] = gdn.program_id 0
 // PER-HEAD:     %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %[[VB:.*]] : index

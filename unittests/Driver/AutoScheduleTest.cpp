@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Driver/AutoSchedule.h"
+#include "gdn/Runtime/LaunchPlan.h"
 
 #include <gtest/gtest.h>
 
@@ -162,16 +163,24 @@ TEST(AutoSchedule, WideKeyHeadsShareTheSolveOfTheirVBlocks) {
                   "staged-per-head")
             << V << " " << programs << " " << longest;
       }
-  // 8 x 4096 from device tensors (workspaces for all T tokens a
-  // sequence): 32 heads x 8 x 513 slots x 40 KB, 5 GiB, within the limit.
-  Workload eight{256, 4096, 256, 256, 8 * 513, 32};
+  // Workspaces number the call's chunks (ceil(T / 64) + 2 B + 1 slots,
+  // whether or not the lengths are read). 8 x 4096: 32 heads x 529 slots x
+  // 40 KB, 661 MiB.
+  auto slots = [](int64_t tokens, int64_t sequences) {
+    return gdn::chunkSlotsFor(tokens, tokens, sequences, 64).call;
+  };
+  Workload eight{256, 4096, 256, 256, slots(32768, 8), 32};
   ScheduleChoice c = chooseSchedule(eight, 132);
   EXPECT_EQ(std::string(c.pick->name), "staged-per-head");
-  EXPECT_NE(c.why.find("5130 MiB"), std::string::npos) << c.why;
-  // 48 sequences of 206,782 tokens from device tensors: 194 GiB; the rule
-  // keeps the V-split without workspaces and says why.
-  Workload many{48 * 32, 4308, 256, 256, 48 * (206782 / 64 + 2), 32};
-  c = chooseSchedule(many, 132);
+  EXPECT_NE(c.why.find("661 MiB"), std::string::npos) << c.why;
+  // 48 sequences of 206,782 tokens in all: 4160 MiB, within the limit.
+  Workload many{48 * 32, 4308, 256, 256, slots(206782, 48), 32};
+  EXPECT_EQ(std::string(chooseSchedule(many, 132).pick->name),
+            "staged-per-head");
+  // One sequence of 1,048,576 tokens: 20 GiB; the rule keeps the V-split
+  // without workspaces and says why.
+  Workload million{32, 1048576, 256, 256, slots(1048576, 1), 32};
+  c = chooseSchedule(million, 132);
   EXPECT_EQ(std::string(c.pick->schedule), "fused v-block=64");
   EXPECT_NE(c.why.find("over 8192"), std::string::npos) << c.why;
   Workload odd{32, 16384, 100, 256};

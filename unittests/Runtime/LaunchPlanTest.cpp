@@ -134,7 +134,8 @@ int64_t segmentsFor(int64_t segment, int64_t chunkSlots,
   std::vector<PlannedLaunch> launches;
   std::vector<KernelArg> workspaces;
   EXPECT_TRUE(planCall(splitSeqPlan(segment, extraInSegmentZero, firstSegment),
-                       Grid{32, 1, 1}, chunkSlots, launches, workspaces)
+                       Grid{32, 1, 1}, ChunkSlots{chunkSlots, 1}, launches,
+                       workspaces)
                   .ok());
   EXPECT_EQ(launches.size(), 2u);
   EXPECT_EQ(launches[0].grid.z, launches[1].grid.z);
@@ -201,7 +202,7 @@ TEST(ArtifactManifest, KeepsTheFirstSegmentLength) {
 TEST(PlanCall, RefusesBothSegmentZeroRules) {
   std::vector<PlannedLaunch> launches;
   std::vector<KernelArg> workspaces;
-  Status s = planCall(splitSeqPlan(14, true, 13), Grid{32, 1, 1}, 65,
+  Status s = planCall(splitSeqPlan(14, true, 13), Grid{32, 1, 1}, ChunkSlots{65, 1},
                       launches, workspaces);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message.find("one or the other"), std::string::npos) << s.message;
@@ -251,7 +252,7 @@ TEST(PlanCall, TheVSplitComesFromThePlan) {
   plan.programsPerHead = 2;
   std::vector<PlannedLaunch> launches;
   std::vector<KernelArg> workspaces;
-  ASSERT_TRUE(planCall(plan, Grid{32, 3, 1}, 65, launches, workspaces).ok());
+  ASSERT_TRUE(planCall(plan, Grid{32, 3, 1}, ChunkSlots{65, 1}, launches, workspaces).ok());
   for (const PlannedLaunch &l : launches) {
     EXPECT_EQ(l.grid.x, 64);
     EXPECT_EQ(l.grid.y, 3);
@@ -259,7 +260,7 @@ TEST(PlanCall, TheVSplitComesFromThePlan) {
   for (const KernelArg &w : workspaces)
     EXPECT_EQ(w.shape[0], 64);
   plan.programsPerHead = 0;
-  Status s = planCall(plan, Grid{32, 3, 1}, 65, launches, workspaces);
+  Status s = planCall(plan, Grid{32, 3, 1}, ChunkSlots{65, 1}, launches, workspaces);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message.find("programs per head"), std::string::npos)
       << s.message;
@@ -312,7 +313,7 @@ TEST(PlanCall, KernelsAndWorkspacesPerHead) {
   plan.workspaces.push_back({DType::F32, {}, SlotAxis::Chunks, false});
   std::vector<PlannedLaunch> launches;
   std::vector<KernelArg> workspaces;
-  ASSERT_TRUE(planCall(plan, Grid{32, 3, 1}, 65, launches, workspaces).ok());
+  ASSERT_TRUE(planCall(plan, Grid{32, 3, 1}, ChunkSlots{65, 1}, launches, workspaces).ok());
   ASSERT_EQ(launches.size(), 2u);
   EXPECT_EQ(launches[0].grid.x, 32);
   EXPECT_EQ(launches[0].grid.z, 65);
@@ -323,6 +324,35 @@ TEST(PlanCall, KernelsAndWorkspacesPerHead) {
   EXPECT_EQ(workspaces[2].shape, (std::vector<int64_t>{64, 3, 65}));
   EXPECT_NE(workspaces[0].name.find("per head"), std::string::npos)
       << workspaces[0].name;
+}
+
+// A workspace over the call's chunks (gdn.chunk_scan's `slots from`) has one
+// row of grid y and the call's slots: at 8 sequences of 4096 tokens whose
+// lengths are not read, 529 slots instead of 8 x 4097 / 64.
+TEST(PlanCall, WorkspacesOverTheCallsChunks) {
+  ChunkSlots slots = chunkSlotsFor(/*longestTokens=*/32768, /*tokens=*/32768,
+                                   /*sequences=*/8, /*chunk=*/64);
+  EXPECT_EQ(slots.longest, 513);
+  EXPECT_EQ(slots.call, 512 + 16 + 1);
+  LaunchPlan plan = perHeadPlan();
+  for (WorkspaceSpec &w : plan.workspaces)
+    w.slots = SlotAxis::CallChunks;
+  plan.workspaces.push_back({DType::F32, {}, SlotAxis::Chunks, false});
+  std::vector<PlannedLaunch> launches;
+  std::vector<KernelArg> workspaces;
+  ASSERT_TRUE(planCall(plan, Grid{32, 8, 1}, slots, launches, workspaces).ok());
+  EXPECT_EQ(launches[0].grid.z, 513); // the prepare kernel's chunks
+  ASSERT_EQ(workspaces.size(), 3u);
+  EXPECT_EQ(workspaces[0].shape, (std::vector<int64_t>{32, 1, 529, 64, 128}));
+  EXPECT_EQ(workspaces[2].shape, (std::vector<int64_t>{64, 8, 513}));
+  EXPECT_NE(workspaces[0].name.find("call-chunks"), std::string::npos)
+      << workspaces[0].name;
+  // No kernel's grid walks the call's chunks.
+  plan.steps[0].gridZ = SlotAxis::CallChunks;
+  Status s = planCall(plan, Grid{32, 8, 1}, slots, launches, workspaces);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("cannot walk the call's chunks"), std::string::npos)
+      << s.message;
 }
 
 // Marks per head survive the manifest, whose format is then 5: a format-4
@@ -360,6 +390,32 @@ TEST(ArtifactManifest, KeepsKernelsAndWorkspacesPerHead) {
   });
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message.find("grid_x"), std::string::npos) << s.message;
+}
+
+// Workspaces over the call's chunks survive the manifest, whose format is
+// then 6; a runtime that reads up to 5 would refuse the slot axis.
+TEST(ArtifactManifest, KeepsWorkspacesOverTheCallsChunks) {
+  Artifact a;
+  a.ptx = "// ptx";
+  a.shape.K = a.shape.V = 128;
+  a.shape.vBlock = 64;
+  a.kernels["k__prepare"] = KernelInfo{};
+  a.kernels["k__state"] = KernelInfo{};
+  a.plans["k"] = perHeadPlan();
+  a.plans["k"].workspaces[1].slots = SlotAxis::CallChunks;
+  Artifact back;
+  std::string manifest;
+  Status s = roundTrip(a, back, "call-chunks",
+                       [&](std::string &text) { manifest = text; });
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_NE(manifest.find("\"format\": \"gdn-artifact-6\""), std::string::npos)
+      << manifest;
+  EXPECT_NE(manifest.find("\"slots\": \"call-chunks\""), std::string::npos)
+      << manifest;
+  const LaunchPlan &plan = back.plans.at("k");
+  ASSERT_EQ(plan.workspaces.size(), 2u);
+  EXPECT_EQ(plan.workspaces[0].slots, SlotAxis::Chunks);
+  EXPECT_EQ(plan.workspaces[1].slots, SlotAxis::CallChunks);
 }
 
 namespace {

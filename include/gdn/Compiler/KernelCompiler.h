@@ -97,11 +97,11 @@ struct CpuCallTimes {
 /// Runs `entry` as the kernel's schedule plans it: its kernels in order over
 /// `programs` ([HV, B, 1], one per value head and sequence; a V-split adds
 /// programs per head itself), with the workspaces between them allocated
-/// poisoned (all bits set, so a read before a write shows as NaN). Every
-/// program has at most `chunkSlots` chunks.
+/// poisoned (all bits set, so a read before a write shows as NaN), `slots`
+/// chunk slots.
 Status runEntryOnCpu(CPUKernel &kernel, const std::string &entry,
                      std::vector<KernelArg> args, Grid programs,
-                     int64_t chunkSlots, int threads,
+                     ChunkSlots slots, int threads,
                      CpuCallTimes *times = nullptr);
 
 } // namespace gdn

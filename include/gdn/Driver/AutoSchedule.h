@@ -31,8 +31,8 @@ struct Workload {
   int64_t V = 128;           // value head size
   int64_t K = 128;           // key head size
   // Chunk slots a workspace per value head has for each head, as the
-  // launch sizes them: sequences B x slots of the longest (all T tokens
-  // where the lengths are not read); 0: not known.
+  // launch sizes them (ChunkSlots::call: the call's chunks, ceil(T / 64) +
+  // 2 B + 1); 0: not known.
   int64_t slotsPerHead = 0;
   int64_t valueHeads = 0;    // HV
 };

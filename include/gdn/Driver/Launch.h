@@ -6,6 +6,7 @@
 #include "gdn/Driver/Problem.h"
 
 #include "gdn/Runtime/KernelArgs.h"
+#include "gdn/Runtime/LaunchPlan.h"
 
 #include <deque>
 
@@ -17,7 +18,7 @@ namespace gdn::run {
 struct PreparedCall {
   std::string entry; // gdn_pool or gdn_paged
   Grid grid;         // [HV, B, 1]: one program per (value head, sequence)
-  int64_t chunkSlots = 1; // at most this many chunks (shape.chunk tokens) a program
+  ChunkSlots chunkSlots; // of a program and of the call (shape.chunk tokens)
   KernelShape shape;
   std::vector<KernelArg> args;
   std::deque<HostTensor> owned;

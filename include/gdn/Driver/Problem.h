@@ -42,8 +42,8 @@ struct Problem {
   GdnDims dims; // filled by validateProblem
   // Where the tensors live on a device and only their shapes are known
   // here: the index tensors' contents are not read, and the longest
-  // sequence is taken to be all T tokens (launch grids and workspaces are
-  // sized for that).
+  // sequence is taken to be all T tokens (launch grids and per-sequence
+  // workspaces are sized for that).
   bool shapesOnly = false;
   int64_t batch() const;
   /// New tokens of the longest sequence (T when shapesOnly).

@@ -68,6 +68,10 @@ struct Artifact {
   // (staged prepare-per=head): a format-4 runtime would launch that kernel
   // over every program of a V-split, indexing heads past the last.
   static constexpr const char *kFormatPerHead = "gdn-artifact-5";
+  // 6: written only when a workspace spans the call's chunk slots
+  // (`call-chunks`, from gdn.chunk_scan's `slots from`); a format-5
+  // runtime refuses 6 as too new instead of the slot axis as malformed.
+  static constexpr const char *kFormatCallChunks = "gdn-artifact-6";
   std::string chip = "sm_90a";
   int64_t blockSize = 256;
   KernelShape shape;
@@ -106,11 +110,10 @@ struct ArtifactLaunch {
   std::vector<KernelArg> workspaces;
 };
 /// The GPU launch flow, shared by the C API and gdn-run: `programs` is the
-/// call's [HV, B, 1] (the plan adds its V-split), `chunkSlots` the longest
-/// program's chunks.
+/// call's [HV, B, 1] (the plan adds its V-split), `slots` its chunk slots.
 Status planArtifactCall(const Artifact &artifact, const std::string &entry,
                         const std::vector<KernelArg> &args, Grid programs,
-                        int64_t chunkSlots, ArtifactLaunch &launch);
+                        ChunkSlots slots, ArtifactLaunch &launch);
 
 Status writeArtifact(const std::string &dir, const Artifact &artifact);
 Status readArtifact(const std::string &dir, Artifact &artifact);

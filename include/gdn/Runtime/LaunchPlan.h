@@ -20,8 +20,10 @@
 
 namespace gdn {
 
-/// What grid axis z (and a workspace's slot axis) walks.
-enum class SlotAxis { One, Chunks, Segments };
+/// What grid axis z (and a workspace's slot axis) walks. `CallChunks`
+/// (workspaces only) numbers the chunks of every sequence of the call on one
+/// axis (gdn.chunk_scan's `slots from`), grid y then of extent 1.
+enum class SlotAxis { One, Chunks, Segments, CallChunks };
 const char *slotAxisName(SlotAxis axis);
 bool parseSlotAxis(const std::string &name, SlotAxis &axis);
 
@@ -84,6 +86,21 @@ std::string pickEntry(const std::map<std::string, LaunchPlan> &plans,
 std::string describeBoundArgs(const LaunchPlan &plan,
                               const std::vector<KernelArg> &args);
 
+/// How many chunk slots a call's kernels walk and its workspaces hold:
+/// `longest` for one program (grid z of a chunk-parallel kernel, a
+/// per-sequence workspace), `call` for a workspace over the call's chunks.
+struct ChunkSlots {
+  int64_t longest = 1;
+  int64_t call = 1;
+};
+/// A call of `sequences` sequences, `tokens` new tokens in all and at most
+/// `longestTokens` in one, in chunks of `chunk` tokens. A paged sequence's
+/// chunks are aligned to absolute positions, so one more may start before
+/// its first new token: ceil(n / C) + 1 slots for n tokens, and
+/// ceil(T / C) + 2 B + 1 for the call (gdn_chunked.mlir's `slots from`).
+ChunkSlots chunkSlotsFor(int64_t longestTokens, int64_t tokens,
+                         int64_t sequences, int64_t chunk);
+
 /// One launch of a call: the kernel and its grid.
 struct PlannedLaunch {
   std::string kernel;
@@ -91,10 +108,10 @@ struct PlannedLaunch {
 };
 
 /// Grids and workspace shapes for a call whose programs form `base`
-/// ([HV, B, 1]; the plan's V-split multiplies x) and whose longest program has at most `chunkSlots` chunks.
+/// ([HV, B, 1]; the plan's V-split multiplies x), with `slots` chunk slots.
 /// Workspaces come back as KernelArg::Kind::Workspace (no data: the backend
 /// allocates and poisons them), in the order the kernels take them.
-Status planCall(const LaunchPlan &plan, Grid base, int64_t chunkSlots,
+Status planCall(const LaunchPlan &plan, Grid base, ChunkSlots slots,
                 std::vector<PlannedLaunch> &launches,
                 std::vector<KernelArg> &workspaces);
 

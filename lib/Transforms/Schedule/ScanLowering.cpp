@@ -248,8 +248,10 @@ unsigned ScanLowering::addWorkspace(Type tile, Type storage, GridZ slots,
   SmallVector<int64_t> shape(3, ShapedType::kDynamic);
   if (auto t = dyn_cast<RankedTensorType>(tile))
     llvm::append_range(shape, t.getShape());
-  workspaces.push_back(
-      {tile, storage, slots, perHead, MemRefType::get(shape, storage)});
+  const bool callSlots =
+      slots == GridZ::Chunks && static_cast<bool>(original.getSlotBase());
+  workspaces.push_back({tile, storage, slots, perHead, callSlots,
+                        MemRefType::get(shape, storage)});
   return workspaces.size() - 1;
 }
 
@@ -289,7 +291,7 @@ LogicalResult ScanLowering::addKernel(
   kernel.setSymName(name);
   for (const Workspace &w : workspaces) {
     SmallVector<NamedAttribute> marks{b.getNamedAttr(
-        gdn::attrs::kWorkspace, b.getStringAttr(gridZName(w.slots)))};
+        gdn::attrs::kWorkspace, b.getStringAttr(w.axisName()))};
     if (w.perHead)
       marks.push_back(
           b.getNamedAttr(gdn::attrs::kGridX, b.getStringAttr("heads")));
@@ -484,7 +486,7 @@ Value KernelBody::castElements(Value value, Type to) {
 void KernelBody::store(unsigned ws, Value slot, Value value) {
   const ScanLowering::Workspace &w = lowering.workspaces[ws];
   Value mem = kernel.getArgument(lowering.firstWorkspaceArg + ws);
-  SmallVector<Value> at{w.perHead ? head() : programId(0), programId(1), slot};
+  SmallVector<Value> at = workspaceIndex(ws, slot);
   auto tile = dyn_cast<RankedTensorType>(value.getType());
   if (!tile) { // an f32 per slot
     memref::StoreOp::create(b, loc(), value, mem, at);
@@ -565,7 +567,7 @@ void KernelBody::forThisChunk(function_ref<void(Value c, Value slot)> fn) {
 Value KernelBody::loadStored(unsigned ws, Value slot) {
   const ScanLowering::Workspace &w = lowering.workspaces[ws];
   Value mem = kernel.getArgument(lowering.firstWorkspaceArg + ws);
-  SmallVector<Value> at{w.perHead ? head() : programId(0), programId(1), slot};
+  SmallVector<Value> at = workspaceIndex(ws, slot);
   auto tile = dyn_cast<RankedTensorType>(w.tile);
   if (!tile)
     return memref::LoadOp::create(b, loc(), mem, at);
@@ -576,6 +578,15 @@ Value KernelBody::loadStored(unsigned ws, Value slot) {
   }
   return TileLoadOp::create(b, loc(), tile.clone(w.storage), mem, at,
                             b.getDenseI64ArrayAttr(dims), /*rows=*/Value());
+}
+
+SmallVector<Value> KernelBody::workspaceIndex(unsigned ws, Value slot) {
+  const ScanLowering::Workspace &w = lowering.workspaces[ws];
+  Value x = w.perHead ? head() : programId(0);
+  if (!w.callSlots)
+    return {x, programId(1), slot};
+  return {x, index(0),
+          arith::AddIOp::create(b, loc(), scan.getSlotBase(), slot)};
 }
 
 Value KernelBody::widen(unsigned ws, Value stored) {

@@ -100,6 +100,10 @@ public:
   /// widened to the workspace's tile type. A loop that prefetches carries
   /// the narrow value.
   Value loadStored(unsigned ws, Value slot);
+  /// Where this program's slot `slot` of workspace `ws` starts: (program or
+  /// head, sequence, slot), or (program or head, 0, the scan's slot base +
+  /// slot) for a workspace over the call's chunks.
+  SmallVector<Value> workspaceIndex(unsigned ws, Value slot);
   Value widen(unsigned ws, Value stored);
 
   /// `for iv = lb to ub` carrying `iters`; `body` returns the next iters.
@@ -198,7 +202,14 @@ private:
     Type storage;
     GridZ slots;
     bool perHead;
+    /// Chunk slots numbered over the call (the scan has `slots from`):
+    /// the runtime's `call-chunks` axis, grid y of extent 1.
+    bool callSlots;
     Type memref;
+    /// The slot axis's name in the kernels' gdn.workspace attribute.
+    StringRef axisName() const {
+      return callSlots ? "call-chunks" : gridZName(slots);
+    }
   };
   func::FuncOp entry;
   ChunkScanOp original;
