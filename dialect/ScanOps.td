@@ -37,12 +37,13 @@ def GDN_ChunkScanOp : GDN_Op<"chunk_scan", [
 
     `slots from %base` (optional) numbers the program's chunks among the
     whole call's: chunk `c` is the call's chunk slot `%base + (c - lower)`,
-    distinct for every program of a V-split head and sequence. A schedule
-    then gives its chunk workspaces one slot axis for the call (`ceil(T /
-    C) + 2 B + 1` slots, T the call's tokens, B its sequences: the runtime's
-    `call-chunks` axis) instead of one per sequence as long as the longest
-    (`B x slots`), which at many sequences of unknown length is most of
-    the memory. Without it, workspaces are per sequence. `gdn_chunked.mlir`
+    distinct for every sequence. `gdn-schedule` then gives workspaces per
+    value head (`staged prepare-per=head`) one slot axis for the call
+    (`ceil(T / C) + 2 B + 1` slots, T the call's tokens, B its sequences:
+    the runtime's `call-chunks` axis) instead of one per sequence as long
+    as the longest (`B x slots`), which at many sequences of unknown
+    length is most of the memory. Other workspaces, and all without `slots
+    from`, are per sequence. `gdn_chunked.mlir`
     passes `floor(t0 / C) + 2 b`, t0 the sequence's first token: a paged
     sequence of n new tokens spans at most `floor(n / C) + 2` chunks.
 

@@ -11,7 +11,7 @@
 
 // RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-schedule=schedule=staged | FileCheck %s --check-prefix=STAGED
 // STAGED: func.func @gdn_pool__prepare(
-// STAGED-SAME: memref<?x?x?x64x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x64xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "call-chunks"})
+// STAGED-SAME: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x64xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xf32> {gdn.workspace = "chunks"})
 // STAGED-SAME: gdn.grid_z = "chunks"{{.*}}gdn.step = 0
 // STAGED: func.func @gdn_pool__state({{.*}}gdn.grid_z = "one"{{.*}}gdn.step = 1
 // STAGED: func.func @gdn_pool__output({{.*}}gdn.grid_z = "chunks"{{.*}}gdn.step = 2
@@ -23,8 +23,8 @@
 // take exponentials of its differences; in bf16 a state's error was 8e-3).
 // RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-schedule=schedule=staged-bf16 | FileCheck %s --check-prefix=BF16
 // BF16: func.func @gdn_pool__prepare(
-// BF16-SAME: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}
-// BF16-SAME: memref<?x?x?x64xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
+// BF16-SAME: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}
+// BF16-SAME: memref<?x?x?x64xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
 
 // RUN: gdn-opt %kernels/gdn_chunked.mlir --gdn-schedule=schedule=split-seq | FileCheck %s --check-prefix=SPLIT
 // SPLIT: func.func @gdn_pool__transition(
@@ -41,15 +41,15 @@
 // as with store=solve.
 // RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16}' | FileCheck %s --check-prefix=LOAD-ALL
 // LOAD-ALL: func.func @gdn_pool__transition(
-// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
+// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
 // LOAD-ALL: func.func @gdn_pool__replay(
-// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
+// LOAD-ALL-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
 // RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={split-seq replay=load intermediates=bf16 store=solve}' | FileCheck %s --check-prefix=LOAD-SOLVE
 // LOAD-SOLVE: func.func @gdn_pool__transition(
-// LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
+// LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
 // LOAD-SOLVE-SAME: gdn.schedule = "split-seq segment-chunks=16 replay=load intermediates=bf16 store=solve"
 // LOAD-SOLVE: func.func @gdn_pool__replay(
-// LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
+// LOAD-SOLVE-SAME: %{{.*}}: memref<?x?x?x128x128xf32> {gdn.workspace = "segments"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
 // LOAD-SOLVE-SAME: gdn.step = 1
 
 // store=solve: only W and U (the values of the WY solve) cross from the
@@ -57,10 +57,10 @@
 // and gamma again from its inputs, and none of the solve.
 // RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={staged intermediates=bf16 output=with-state store=solve}' | FileCheck %s --check-prefix=SOLVE
 // SOLVE: func.func @gdn_pool__prepare(
-// SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
+// SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
 // SOLVE-SAME: gdn.schedule = "staged intermediates=bf16 output=with-state store=solve"
 // SOLVE: func.func @gdn_pool__state(
-// SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "call-chunks"})
+// SOLVE-SAME: %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"}, %{{.*}}: memref<?x?x?x64x128xbf16> {gdn.workspace = "chunks"})
 // SOLVE:   scf.for
 // SOLVE:     call @chunk_solve(
 // SOLVE:     gdn.tile_load {{.*}} : memref<?x?x?x64x128xbf16> -> tensor<64x128xbf16>

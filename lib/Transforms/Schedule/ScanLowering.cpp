@@ -248,8 +248,13 @@ unsigned ScanLowering::addWorkspace(Type tile, Type storage, GridZ slots,
   SmallVector<int64_t> shape(3, ShapedType::kDynamic);
   if (auto t = dyn_cast<RankedTensorType>(tile))
     llvm::append_range(shape, t.getShape());
-  const bool callSlots =
-      slots == GridZ::Chunks && static_cast<bool>(original.getSlotBase());
+  // Only workspaces per head number the call's chunks: elsewhere the
+  // call-wide index cost the kernels registers (static report, K = V =
+  // 128: split-seq replay=load's transition spilled 72 bytes instead of 8,
+  // staged's prepare took 146 registers instead of 100), and their
+  // schedules' workspaces are not what auto sizes against a limit.
+  const bool callSlots = perHead && slots == GridZ::Chunks &&
+                         static_cast<bool>(original.getSlotBase());
   workspaces.push_back({tile, storage, slots, perHead, callSlots,
                         MemRefType::get(shape, storage)});
   return workspaces.size() - 1;

@@ -202,8 +202,9 @@ private:
     Type storage;
     GridZ slots;
     bool perHead;
-    /// Chunk slots numbered over the call (the scan has `slots from`):
-    /// the runtime's `call-chunks` axis, grid y of extent 1.
+    /// Chunk slots numbered over the call (a workspace per head, and the
+    /// scan has `slots from`): the runtime's `call-chunks` axis, grid y of
+    /// extent 1.
     bool callSlots;
     Type memref;
     /// The slot axis's name in the kernels' gdn.workspace attribute.
