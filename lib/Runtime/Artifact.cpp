@@ -215,10 +215,7 @@ Status gdn::writeArtifact(const std::string &dir, const Artifact &a) {
       });
   const bool callChunks =
       std::any_of(a.plans.begin(), a.plans.end(), [](const auto &p) {
-        return std::any_of(p.second.workspaces.begin(),
-                           p.second.workspaces.end(), [](const auto &w) {
-                             return w.slots == SlotAxis::CallChunks;
-                           });
+        return p.second.hasCallChunks();
       });
   json m = {{"format", callChunks     ? Artifact::kFormatCallChunks
                        : perHead      ? Artifact::kFormatPerHead

@@ -47,6 +47,13 @@ bool LaunchPlan::hasPerHead() const {
                      [](const WorkspaceSpec &w) { return w.perHead; });
 }
 
+bool LaunchPlan::hasCallChunks() const {
+  return std::any_of(workspaces.begin(), workspaces.end(),
+                     [](const WorkspaceSpec &w) {
+                       return w.slots == SlotAxis::CallChunks;
+                     });
+}
+
 /// A scalar argument's value as the integer a bound flag compares with.
 static bool scalarValue(const KernelArg &a, int64_t &value) {
   if (a.kind == KernelArg::Kind::Index)

@@ -355,9 +355,9 @@ TEST(PlanCall, WorkspacesOverTheCallsChunks) {
       << s.message;
 }
 
-// Marks per head survive the manifest, whose format is then 5: a format-4
-// runtime would launch the prepare kernel over every program.
-TEST(ArtifactManifest, KeepsKernelsAndWorkspacesPerHead) {
+namespace {
+/// An artifact whose entry "k" has perHeadPlan()'s kernels and plan.
+Artifact perHeadArtifact() {
   Artifact a;
   a.ptx = "// ptx";
   a.shape.K = a.shape.V = 128;
@@ -365,6 +365,14 @@ TEST(ArtifactManifest, KeepsKernelsAndWorkspacesPerHead) {
   a.kernels["k__prepare"] = KernelInfo{};
   a.kernels["k__state"] = KernelInfo{};
   a.plans["k"] = perHeadPlan();
+  return a;
+}
+} // namespace
+
+// Marks per head survive the manifest, whose format is then 5: a format-4
+// runtime would launch the prepare kernel over every program.
+TEST(ArtifactManifest, KeepsKernelsAndWorkspacesPerHead) {
+  Artifact a = perHeadArtifact();
   Artifact back;
   std::string manifest;
   Status s = roundTrip(a, back, "per-head",
@@ -395,13 +403,7 @@ TEST(ArtifactManifest, KeepsKernelsAndWorkspacesPerHead) {
 // Workspaces over the call's chunks survive the manifest, whose format is
 // then 6; a runtime that reads up to 5 would refuse the slot axis.
 TEST(ArtifactManifest, KeepsWorkspacesOverTheCallsChunks) {
-  Artifact a;
-  a.ptx = "// ptx";
-  a.shape.K = a.shape.V = 128;
-  a.shape.vBlock = 64;
-  a.kernels["k__prepare"] = KernelInfo{};
-  a.kernels["k__state"] = KernelInfo{};
-  a.plans["k"] = perHeadPlan();
+  Artifact a = perHeadArtifact();
   a.plans["k"].workspaces[1].slots = SlotAxis::CallChunks;
   Artifact back;
   std::string manifest;
@@ -416,6 +418,8 @@ TEST(ArtifactManifest, KeepsWorkspacesOverTheCallsChunks) {
   ASSERT_EQ(plan.workspaces.size(), 2u);
   EXPECT_EQ(plan.workspaces[0].slots, SlotAxis::Chunks);
   EXPECT_EQ(plan.workspaces[1].slots, SlotAxis::CallChunks);
+  EXPECT_TRUE(plan.hasCallChunks());
+  EXPECT_FALSE(perHeadPlan().hasCallChunks());
 }
 
 namespace {

@@ -69,6 +69,8 @@ struct LaunchPlan {
 
   /// Whether a kernel or a workspace of the plan is per value head.
   bool hasPerHead() const;
+  /// Whether a workspace of the plan spans the call's chunk slots.
+  bool hasCallChunks() const;
 
   /// The plan of an unscheduled entry: the entry itself, once.
   static LaunchPlan single(const std::string &entry);
