@@ -161,11 +161,12 @@ static bool parseScheduleWords(const std::string &text,
         if (!parseChoice(key, value, "separate", "with-state", "", o.output))
           return false;
       } else if (key == "store") {
-        if (!parseChoice(key, value, "all", "solve",
-                         "which prepared values cross kernels: every one, "
-                         "or those of the WY solve",
-                         o.store))
-          return false;
+        if (value != "all" && value != "solve" && value != "products")
+          return fail(key + "=" + value +
+                      " (expected all, solve or products: which prepared "
+                      "values cross kernels: every one, those of the WY "
+                      "solve, or those of a solve or a matrix product)");
+        o.store = value;
       } else if (key == "prepare") {
         if (!parseChoice(key, value, "inline", "separate",
                          "whether split-seq's transition prepares the "
@@ -279,9 +280,11 @@ bool mlir::gdn::parseScheduleText(const std::string &text,
                        ? " without first-segment=run"
                        : ""));
   }
-  if (o.preparePer == "head" && o.store != "solve")
-    return fail("prepare-per=head needs store=solve: a head's V-blocks "
-                "share the WY solve's values, and only those are stored");
+  if (o.preparePer == "head" && o.store == "all")
+    return fail("prepare-per=head needs store=solve or store=products: a "
+                "head's V-blocks share the values of the WY solve (and of "
+                "products that do not read the V rows), and only those are "
+                "stored");
   out = o;
   return true;
 }
@@ -332,7 +335,7 @@ std::string mlir::gdn::scheduleHelp() {
   for (const NamedSchedule &n : builtinSchedules())
     s += std::string("\n  ") + n.name + ": " + n.summary;
   s += "\nKinds a schedule file may use: " + scheduleKindList() +
-       "; keys: output=separate|with-state (staged), store=all|solve (staged, split-seq replay=load), prepare-per=program|head (staged store=solve: one prepare per program, or one per value head shared by its V-blocks), segment-chunks=N and "
+       "; keys: output=separate|with-state (staged), store=all|solve|products (staged, split-seq replay=load), prepare-per=program|head (staged store=solve|products: one prepare per program, or one per value head shared by its V-blocks), segment-chunks=N and "
        "replay=recompute|load, first-segment=map|run and first-segment-chunks=N (split-seq), intermediates=f32|bf16 (staged, "
        "split-seq replay=load), prepare=inline|separate (split-seq replay=load: a kernel before transition "
        "prepares every chunk), v-block=64|128 (any kind: state rows per "

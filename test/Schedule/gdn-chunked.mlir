@@ -116,6 +116,22 @@
 // PER-HEAD-INLINED-NOT: gdn.tri_inverse
 // PER-HEAD-INLINED: func.func @gdn_paged__prepare(
 
+// store=products under prepare-per=head: the prepare kernel also stores the
+// intra-chunk attention Q K^T (.) D per head ([64 x 64], the third
+// workspace), and the serial kernel loads it: once inlined, it keeps no
+// causal product of its own.
+// RUN: gdn-opt %t.vblock64.mlir '--gdn-schedule=schedule={staged intermediates=bf16 output=with-state store=products prepare-per=head v-block=64}' --inline --canonicalize | FileCheck %s --check-prefix=PRODUCTS
+// PRODUCTS: func.func @gdn_pool__prepare(
+// PRODUCTS-SAME: memref<?x?x?x64x128xbf16> {gdn.grid_x = "heads", gdn.workspace = "call-chunks"}, %[[TM:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.grid_x = "heads", gdn.workspace = "call-chunks"}, %[[QK:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.grid_x = "heads", gdn.workspace = "call-chunks"})
+// PRODUCTS:   gdn.matmul {{.*}} transpose_b mask  causal decay
+// PRODUCTS:   gdn.tile_store %{{.*}}, %[[QK]][
+// PRODUCTS: func.func @gdn_pool__state(
+// PRODUCTS-SAME: %[[QK2:[a-z0-9]+]]: memref<?x?x?x64x64xbf16> {gdn.grid_x = "heads", gdn.workspace = "call-chunks"})
+// PRODUCTS-NOT: mask  causal
+// PRODUCTS:   gdn.tile_load %[[QK2]][
+// PRODUCTS-NOT: mask  causal
+// PRODUCTS: func.func @gdn_paged__prepare(
+
 // After inlining, the serial kernel keeps no triangular solve.
 // RUN: gdn-opt %kernels/gdn_chunked.mlir '--gdn-schedule=schedule={staged intermediates=bf16 output=with-state store=solve}' --inline --canonicalize | FileCheck %s --check-prefix=SOLVE-INLINED
 // SOLVE-INLINED: func.func @gdn_pool__prepare(

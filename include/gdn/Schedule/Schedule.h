@@ -30,8 +30,9 @@ struct ScheduleOptions {
   std::string output = "separate";  // staged: separate | with-state
   // staged, split-seq replay=load: which prepared values cross kernels.
   // "all" stores every one (split-seq: every one transition reads);
-  // "solve" only those that depend on the WY solve (W, U), and the later
-  // kernels prepare the rest again from their inputs.
+  // "solve" only those that depend on the WY solve (W, U); "products"
+  // those that depend on the solve or on a gdn.matmul (also Q K^T). The
+  // later kernels prepare the rest again from their inputs.
   std::string store = "all";
   int64_t segmentChunks = 16;       // split-seq: chunks per segment
   // split-seq: how replay gets each chunk's prepared values. "recompute"
@@ -50,8 +51,8 @@ struct ScheduleOptions {
   // chunk first (FlashQLA's kkt_solve), and transition and replay load
   // them, so that the map composition holds no WY solve beside its map.
   std::string prepare = "inline";
-  // staged store=solve: what the prepare kernel's programs are. "program"
-  // runs one per program of the later kernels, each V-block of a head
+  // staged store=solve|products: what the prepare kernel's programs are.
+  // "program" runs one per program of the later kernels, each V-block of a head
   // solving for itself. "head" runs one per value head, storing the
   // solve's values that do not read the V rows (W and the inverse in
   // gdn_chunked.mlir) once for all its V-blocks; the later kernels make

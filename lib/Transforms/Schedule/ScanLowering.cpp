@@ -59,67 +59,86 @@ static func::FuncOp definedCallee(Operation *op,
 }
 
 /// Whether `op`, an op it holds or a function it calls (transitively) is a
-/// gdn.tri_inverse.
-static bool holdsSolve(Operation *op, SymbolTableCollection &symbols,
-                       DenseSet<Operation *> &seen) {
+/// source op (`isSource`; see storedSource).
+static bool holdsSource(Operation *op, function_ref<bool(Operation *)> isSource,
+                        SymbolTableCollection &symbols,
+                        DenseSet<Operation *> &seen) {
   if (!seen.insert(op).second)
     return false;
   WalkResult walk = op->walk([&](Operation *n) {
-    if (isa<TriInverseOp>(n))
+    if (isSource(n))
       return WalkResult::interrupt();
     if (func::FuncOp callee = definedCallee(n, symbols))
-      if (holdsSolve(callee, symbols, seen))
+      if (holdsSource(callee, isSource, symbols, seen))
         return WalkResult::interrupt();
     return WalkResult::advance();
   });
   return walk.wasInterrupted();
 }
 
-/// Adds to `solved` the values of `block` that depend on a gdn.tri_inverse,
+/// Adds to `derived` the values of `block` that depend on a source op,
 /// given which values defined before it do. A call's results are followed
 /// through its callee one by one; an op with regions counts as a whole
-/// (its results depend on the solve when anything in it does).
-static void markSolved(Block &block, DenseSet<Value> &solved,
-                       SymbolTableCollection &symbols) {
-  auto isSolved = [&](Value v) { return solved.contains(v); };
+/// (its results depend on a source when anything in it does).
+static void markDerived(Block &block, DenseSet<Value> &derived,
+                        function_ref<bool(Operation *)> isSource,
+                        SymbolTableCollection &symbols) {
+  auto isDerived = [&](Value v) { return derived.contains(v); };
   for (Operation &op : block) {
     if (func::FuncOp callee = definedCallee(&op, symbols)) {
       Block &body = callee.getBody().front();
       DenseSet<Value> inner;
       for (auto [arg, operand] :
            llvm::zip(body.getArguments(), op.getOperands()))
-        if (isSolved(operand))
+        if (isDerived(operand))
           inner.insert(arg);
-      markSolved(body, inner, symbols);
+      markDerived(body, inner, isSource, symbols);
       for (auto [result, returned] :
            llvm::zip(op.getResults(), body.getTerminator()->getOperands()))
         if (inner.contains(returned))
-          solved.insert(result);
+          derived.insert(result);
       continue;
     }
-    bool fromSolve = llvm::any_of(op.getOperands(), isSolved);
-    if (!fromSolve) {
+    bool fromSource = llvm::any_of(op.getOperands(), isDerived);
+    if (!fromSource) {
       DenseSet<Operation *> seen;
-      fromSolve = holdsSolve(&op, symbols, seen);
+      fromSource = holdsSource(&op, isSource, symbols, seen);
     }
-    if (!fromSolve && op.getNumRegions())
+    if (!fromSource && op.getNumRegions())
       op.walk([&](Operation *nested) {
-        fromSolve |= llvm::any_of(nested->getOperands(), isSolved);
+        fromSource |= llvm::any_of(nested->getOperands(), isDerived);
       });
-    if (fromSolve)
+    if (fromSource)
       for (Value r : op.getResults())
-        solved.insert(r);
+        derived.insert(r);
   }
 }
 
-SmallVector<bool> ScanLowering::preparedFromSolve() {
-  Block &prepare = original.getPrepare().front();
-  DenseSet<Value> solved;
+/// The ops whose results `store=` sends between kernels, with all they
+/// feed: the WY solve (`solve`), or the solve and every tensor-core product
+/// (`products`: Q K^T too, worth a load where the product costs more than
+/// its tile's traffic, as at K = 256).
+static bool storedSource(StringRef store, Operation *op) {
+  return isa<TriInverseOp>(op) || (store == "products" && isa<MatmulOp>(op));
+}
+
+DenseSet<Value> ScanLowering::storedPreparedValues() {
+  DenseSet<Value> stored;
   SymbolTableCollection symbols;
-  markSolved(prepare, solved, symbols);
+  StringRef store = opts.store;
+  markDerived(
+      original.getPrepare().front(), stored,
+      [&](Operation *op) { return storedSource(store, op); }, symbols);
+  return stored;
+}
+
+SmallVector<bool> ScanLowering::preparedToStore() {
+  Block &prepare = original.getPrepare().front();
+  const bool all = opts.store == "all";
+  DenseSet<Value> stored = all ? DenseSet<Value>() : storedPreparedValues();
   SmallVector<bool> result;
   for (Value v : prepare.getTerminator()->getOperands())
-    result.push_back(solved.contains(v));
+    result.push_back(all || stored.contains(v));
   return result;
 }
 
@@ -147,7 +166,7 @@ static DenseSet<Value> dependents(func::FuncOp func, Value root) {
   return out;
 }
 
-FailureOr<SmallVector<OpResult>> ScanLowering::sharedSolveValues() {
+FailureOr<SmallVector<OpResult>> ScanLowering::sharedValues() {
   ProgramRowsOp rows;
   entry.walk([&](ProgramRowsOp op) { rows = op; });
   if (!rows)
@@ -157,11 +176,9 @@ FailureOr<SmallVector<OpResult>> ScanLowering::sharedSolveValues() {
            << opts.name << "' (prepare-per=head) needs it";
   DenseSet<Value> readsRows = dependents(entry, rows.getFirstRow());
   Block &prepare = original.getPrepare().front();
-  DenseSet<Value> solved;
-  SymbolTableCollection symbols;
-  markSolved(prepare, solved, symbols);
+  DenseSet<Value> stored = storedPreparedValues();
   auto shareable = [&](Value v) {
-    return solved.contains(v) && !readsRows.contains(v);
+    return stored.contains(v) && !readsRows.contains(v);
   };
   SmallVector<OpResult> out;
   for (Operation &op : prepare)
@@ -181,8 +198,9 @@ FailureOr<SmallVector<OpResult>> ScanLowering::sharedSolveValues() {
     }
   if (out.empty())
     return original.emitOpError()
-           << "prepares nothing from the WY solve that does not read the "
-              "program's V rows; schedule '"
+           << "prepares nothing from the WY solve"
+           << (opts.store == "products" ? " or a product" : "")
+           << " that does not read the program's V rows; schedule '"
            << opts.name << "' (prepare-per=head) has nothing to share";
   return out;
 }
@@ -375,7 +393,7 @@ Value KernelBody::head() {
   ProgramRowsOp rows;
   kernel.walk([&](ProgramRowsOp op) { rows = op; });
   assert(rows && "a workspace per head in a kernel without gdn.program_rows "
-                 "(sharedSolveValues checks the entry has one)");
+                 "(sharedValues checks the entry has one)");
   return rows.getHead();
 }
 

@@ -149,18 +149,21 @@ public:
   /// whatever the tiles' storage: they are tiny, and the step and the
   /// output take exponentials of their differences.
   Type storageOf(Type t);
-  /// For each value the scan's prepare stage yields: whether it depends on
-  /// a gdn.tri_inverse (the WY solve), through the stage's ops and the
-  /// functions it calls. `store=solve` stores only those between kernels.
-  SmallVector<bool> preparedFromSolve();
+  /// For each value the scan's prepare stage yields: whether `store=`
+  /// sends it between kernels. `all`: every one; `solve`: those that
+  /// depend on a gdn.tri_inverse (the WY solve); `products`: those that
+  /// depend on the solve or on a gdn.matmul; through the stage's ops and
+  /// the functions it calls.
+  SmallVector<bool> preparedToStore();
   /// The prepare stage's own values (results of the ops of its block, in
   /// the entry's scan) that a kernel per value head can make once for all
-  /// the head's V-blocks and the later kernels load: those that depend on
-  /// the WY solve and not on the program's V rows (gdn.program_rows' first
-  /// row), where the stage yields them or an op that reads the V rows
-  /// takes them (W and the inverse Tm in gdn_chunked.mlir). Fails with a
-  /// diagnostic without gdn.program_rows or without such values.
-  FailureOr<SmallVector<OpResult>> sharedSolveValues();
+  /// the head's V-blocks and the later kernels load: those `store=` sends
+  /// (solve or products) that do not depend on the program's V rows
+  /// (gdn.program_rows' first row), where the stage yields them or an op
+  /// that reads the V rows takes them (W and the inverse Tm in
+  /// gdn_chunked.mlir; with `products` Q K^T too). Fails with a diagnostic
+  /// without gdn.program_rows or without such values.
+  FailureOr<SmallVector<OpResult>> sharedValues();
   /// For each value the scan's prepare stage yields: whether preparing the
   /// values marked in `wanted` computes it too (it feeds them, or comes
   /// from an op that yields one), through the stage's ops and the
@@ -197,6 +200,9 @@ public:
 
 private:
   friend class KernelBody;
+  /// The prepare stage's values (its block's and, through calls, the
+  /// yielded ones) that `store=solve|products` sends between kernels.
+  DenseSet<Value> storedPreparedValues();
   struct Workspace {
     Type tile;
     Type storage;

@@ -144,7 +144,8 @@ void SplitSeqLowering::declareWorkspaces() {
   // those replay computes anyway while preparing the emit stage's values
   // (in gdn_chunked.mlir K and gamma, which Q K^T (.) D and the output
   // read: W and U are stored). What only fed the stored ones is dead in
-  // replay and removed. With store=solve only those of the WY solve.
+  // replay and removed. With store=solve only those of the WY solve
+  // (store=products: of the solve or of a product).
   replayLoads = options.replay == "load";
   if (replayLoads) {
     Block &transitionArgs = scan.getTransition().front();
@@ -153,11 +154,10 @@ void SplitSeqLowering::declareWorkspaces() {
     for (unsigned i = 0, e = scan.getPreparedTypes().size(); i < e; ++i)
       emitted.push_back(!emitArgs.getArgument(i + 1).use_empty());
     SmallVector<bool> preparedAnyway = lowering.preparedAlongside(emitted);
-    SmallVector<bool> solved = lowering.preparedFromSolve();
-    const bool onlySolved = options.store == "solve";
+    SmallVector<bool> stored = lowering.preparedToStore();
     for (auto [i, t] : llvm::enumerate(scan.getPreparedTypes())) {
       if (transitionArgs.getArgument(i + 1).use_empty() || preparedAnyway[i] ||
-          (onlySolved && !solved[i])) {
+          !stored[i]) {
         preparedWs.push_back(std::nullopt);
         continue;
       }

@@ -6,11 +6,13 @@
 // step values; a kernel parallel over chunks writes the outputs.
 // `output=with-state` emits in the serial kernel instead (two kernels).
 // Prepared and step values are stored as `intermediates=` (f32 or bf16),
-// vectors and states always as f32. `store=solve` stores only the prepared values that
-// depend on the WY solve (W and U in gdn_chunked.mlir, as FlashQLA's
-// kkt_solve kernel does): the later kernels prepare the others again from
-// their inputs (loads, gates, row scalings, Q K^T), and whatever only fed
-// the stored ones is dead there and removed.
+// vectors and states always as f32. `store=solve` stores only the prepared
+// values that depend on the WY solve (W and U in gdn_chunked.mlir, as
+// FlashQLA's kkt_solve kernel does): the later kernels prepare the others
+// again from their inputs (loads, gates, row scalings, Q K^T), and whatever
+// only fed the stored ones is dead there and removed. `store=products`
+// also stores what a product made (Q K^T), so that only loads and
+// element-wise work are done again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,12 +31,11 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
   // The workspace of each prepared value that crosses kernels.
   SmallVector<std::optional<unsigned>> preparedWs;
   SmallVector<unsigned> stepWs;
-  const bool onlySolved = lowering.options().store == "solve";
   const bool perHead = lowering.options().preparePer == "head";
   // prepare-per=head: the prepare stage's own values stored per head.
   SmallVector<std::pair<OpResult, unsigned>> sharedWs;
   if (perHead) {
-    FailureOr<SmallVector<OpResult>> shared = lowering.sharedSolveValues();
+    FailureOr<SmallVector<OpResult>> shared = lowering.sharedValues();
     if (failed(shared))
       return failure();
     for (OpResult v : *shared)
@@ -43,10 +44,10 @@ LogicalResult mlir::gdn::schedule::lowerStaged(ScanLowering &lowering) {
                                  GridZ::Chunks, /*perHead=*/true)});
     preparedWs.assign(scan.getPreparedTypes().size(), std::nullopt);
   } else {
-    SmallVector<bool> solved = lowering.preparedFromSolve();
-    for (auto [t, fromSolve] : llvm::zip(scan.getPreparedTypes(), solved))
+    SmallVector<bool> stored = lowering.preparedToStore();
+    for (auto [t, isStored] : llvm::zip(scan.getPreparedTypes(), stored))
       preparedWs.push_back(
-          !onlySolved || fromSolve
+          isStored
               ? std::optional<unsigned>(
                     lowering.addWorkspace(t, lowering.storageOf(t),
                                           GridZ::Chunks))
