@@ -116,8 +116,8 @@ static void markDerived(Block &block, DenseSet<Value> &derived,
 
 /// The ops whose results `store=` sends between kernels, with all they
 /// feed: the WY solve (`solve`), or the solve and every tensor-core product
-/// (`products`: Q K^T too, worth a load where the product costs more than
-/// its tile's traffic, as at K = 256).
+/// (`products`: Q K^T too, loaded where the product would be made again;
+/// at K = 256 that did not pay, docs/Schedules.md).
 static bool storedSource(StringRef store, Operation *op) {
   return isa<TriInverseOp>(op) || (store == "products" && isa<MatmulOp>(op));
 }
